@@ -1,0 +1,603 @@
+//! The command line: clap definitions (the one source of truth for names, help, the man page
+//! and completions), read the way Perl pprof's Getopt::Long reads them.
+//!
+//! Getopt::Long accepts `--text` and `-text`, `--base=f` and `--base f`, any unique prefix of
+//! an option name (`--inuse_obj`), in any case, `--no<opt>` and `--no-<opt>` for switches, and
+//! options after the file arguments. [`normalize`] rewrites such a command line into the
+//! canonical `--name[=value]` form clap parses.
+
+use clap::{Arg, ArgAction, CommandFactory, Parser};
+
+use crate::error::{Error, Result};
+use crate::graph::Granularity;
+use crate::pipeline::{ContentionValue, HeapValue, Options};
+use crate::report::Mode;
+
+/// rpprof: a fast, in-process replacement for gperftools' pprof (google-pprof) and jemalloc's
+/// jeprof. It reads tcmalloc and jemalloc heap profiles, growth, CPU and contention profiles,
+/// symbolizes them from the program's ELF symbols and DWARF, and prints pprof's reports.
+#[derive(Parser, Debug, Default)]
+#[command(
+    name = "rpprof",
+    version,
+    about = "Analyze gperftools, tcmalloc and jemalloc profiles (a drop-in pprof/jeprof)",
+    override_usage = "rpprof [options] <program> <profiles>...\n       rpprof [options] <profile>...   (program from the profile's memory map, or a symbolized profile)",
+    after_help = "Options may be written --name, -name, --name=value or --name value, abbreviated to any unique prefix, and placed before or after the files. Switches can be turned off with --no<name>.",
+    max_term_width = 100
+)]
+pub struct Args {
+    /// Program, then profile files (several profiles are added together)
+    #[arg(value_name = "FILES")]
+    pub paths: Vec<String>,
+
+    // ---- Output type
+    /// Generate a text report [default]
+    #[arg(long, help_heading = "Output type")]
+    pub text: bool,
+    /// Print the stacks (with --text)
+    #[arg(long, help_heading = "Output type")]
+    pub stacks: bool,
+    /// Generate callgrind format
+    #[arg(long, help_heading = "Output type")]
+    pub callgrind: bool,
+    /// Generate collapsed stacks for flame graphs (FlameGraph, inferno)
+    #[arg(long, help_heading = "Output type")]
+    pub collapsed: bool,
+    /// Generate a symbolized profile (readable by rpprof and pprof)
+    #[arg(long, help_heading = "Output type")]
+    pub raw: bool,
+    /// Generate a Graphviz DOT call graph
+    #[arg(long, help_heading = "Output type")]
+    pub dot: bool,
+    /// Generate an SVG call graph (needs graphviz)
+    #[arg(long, help_heading = "Output type")]
+    pub svg: bool,
+    /// Generate a PDF call graph (needs graphviz)
+    #[arg(long, help_heading = "Output type")]
+    pub pdf: bool,
+    /// Generate a PostScript call graph (needs graphviz)
+    #[arg(long, help_heading = "Output type")]
+    pub ps: bool,
+    /// Generate a GIF call graph (needs graphviz)
+    #[arg(long, help_heading = "Output type")]
+    pub gif: bool,
+    /// Display the call graph with gv
+    #[arg(long, help_heading = "Output type")]
+    pub gv: bool,
+    /// Display the call graph with evince
+    #[arg(long, help_heading = "Output type")]
+    pub evince: bool,
+    /// Display the SVG call graph in a web browser
+    #[arg(long, help_heading = "Output type")]
+    pub web: bool,
+    /// Annotated source listing of routines matching <regexp>
+    #[arg(long, value_name = "regexp", help_heading = "Output type")]
+    pub list: Option<String>,
+    /// Annotated disassembly of routines matching <regexp>
+    #[arg(long, value_name = "regexp", help_heading = "Output type")]
+    pub disasm: Option<String>,
+    /// Print the names at the addresses read from standard input
+    #[arg(long, help_heading = "Output type")]
+    pub symbols: bool,
+    /// Interactive mode
+    #[arg(long, help_heading = "Output type")]
+    pub interactive: bool,
+    /// Generate an SVG flame graph (rpprof)
+    #[arg(long, help_heading = "Output type")]
+    pub flame: bool,
+    /// Generate a gzipped profile.proto for Go pprof (rpprof)
+    #[arg(long, help_heading = "Output type")]
+    pub proto: bool,
+    /// Print each stack with its value, as Go pprof -traces
+    #[arg(long, help_heading = "Output type")]
+    pub traces: bool,
+
+    // ---- Granularity
+    /// Report at function level [default]
+    #[arg(long, help_heading = "Reporting granularity")]
+    pub functions: bool,
+    /// Report at source line level
+    #[arg(long, help_heading = "Reporting granularity")]
+    pub lines: bool,
+    /// Report at address level
+    #[arg(long, help_heading = "Reporting granularity")]
+    pub addresses: bool,
+    /// Report at source file level
+    #[arg(long, help_heading = "Reporting granularity")]
+    pub files: bool,
+
+    // ---- General
+    /// Sort by cumulative data
+    #[arg(long)]
+    pub cum: bool,
+    /// Subtract <base> from <profile> before display
+    #[arg(long, value_name = "base")]
+    pub base: Option<String>,
+    /// Length of time for remote CPU profiles [default: 30]
+    #[arg(long, value_name = "n")]
+    pub seconds: Option<u64>,
+    /// Read additional symbols from this library (unrelocated)
+    #[arg(long = "add_lib", value_name = "file")]
+    pub add_lib: Option<String>,
+    /// Comma-separated list of directories to find libraries under
+    #[arg(long = "lib_prefix", value_name = "dir")]
+    pub lib_prefix: Option<String>,
+    /// Do not strip template arguments from function names
+    #[arg(long = "no_strip_temp")]
+    pub no_strip_temp: bool,
+    /// Show addresses next to names
+    #[arg(long = "show_addresses")]
+    pub show_addresses: bool,
+    /// Do not drop a second CPU stack frame that is the same everywhere
+    #[arg(long = "no-auto-signal-frm")]
+    pub no_auto_signal_frm: bool,
+    /// Accepted for compatibility; rpprof runs no object tools
+    #[arg(long, value_name = "prefix")]
+    pub tools: Option<String>,
+    /// Print debugging information
+    #[arg(long)]
+    pub debug: bool,
+    /// Run pprof's self tests (not in rpprof)
+    #[arg(long, hide = true)]
+    pub test: bool,
+    /// Undocumented pprof test option
+    #[arg(long = "test_stride", hide = true, value_name = "n")]
+    pub test_stride: Option<u64>,
+
+    // ---- Heap
+    /// Display in-use (mega)bytes [default]
+    #[arg(long = "inuse_space", help_heading = "Heap profile options")]
+    pub inuse_space: bool,
+    /// Display in-use objects
+    #[arg(long = "inuse_objects", help_heading = "Heap profile options")]
+    pub inuse_objects: bool,
+    /// Display allocated (mega)bytes
+    #[arg(long = "alloc_space", help_heading = "Heap profile options")]
+    pub alloc_space: bool,
+    /// Display allocated objects
+    #[arg(long = "alloc_objects", help_heading = "Heap profile options")]
+    pub alloc_objects: bool,
+    /// Display space in bytes
+    #[arg(long = "show_bytes", help_heading = "Heap profile options")]
+    pub show_bytes: bool,
+    /// Ignore negative differences (with --base)
+    #[arg(long = "drop_negative", help_heading = "Heap profile options")]
+    pub drop_negative: bool,
+    /// jemalloc: show the profile of thread <n>, or of every thread (*)
+    #[arg(long, value_name = "n", help_heading = "Heap profile options")]
+    pub thread: Option<String>,
+
+    // ---- Contention
+    /// Display total delay at each region [default]
+    #[arg(long = "total_delay", help_heading = "Contention profile options")]
+    pub total_delay: bool,
+    /// Display number of delays at each region
+    #[arg(long, help_heading = "Contention profile options")]
+    pub contentions: bool,
+    /// Display mean delay at each region
+    #[arg(long = "mean_delay", help_heading = "Contention profile options")]
+    pub mean_delay: bool,
+
+    // ---- Call graph
+    /// Show at most so many nodes [default: 80]
+    #[arg(long, value_name = "n", help_heading = "Call graph options")]
+    pub nodecount: Option<u64>,
+    /// Hide nodes below <f>*total [default: .005]
+    #[arg(long, value_name = "f", help_heading = "Call graph options")]
+    pub nodefraction: Option<f64>,
+    /// Hide edges below <f>*total [default: .001]
+    #[arg(long, value_name = "f", help_heading = "Call graph options")]
+    pub edgefraction: Option<f64>,
+    /// Max incoming/outgoing edges per node [default: 8]
+    #[arg(long, value_name = "n", help_heading = "Call graph options")]
+    pub maxdegree: Option<u64>,
+    /// Focus on stacks with a frame matching <regexp>
+    #[arg(long, value_name = "regexp", help_heading = "Call graph options")]
+    pub focus: Option<String>,
+    /// Ignore stacks with a frame matching <regexp>
+    #[arg(long, value_name = "regexp", help_heading = "Call graph options")]
+    pub ignore: Option<String>,
+    /// jemalloc: keep only frames matching <regexp>
+    #[arg(long, value_name = "regexp", help_heading = "Call graph options")]
+    pub retain: Option<String>,
+    /// jemalloc: drop frames matching <regexp>
+    #[arg(long, value_name = "regexp", help_heading = "Call graph options")]
+    pub exclude: Option<String>,
+    /// Set GV scaling [default: 0]
+    #[arg(long, value_name = "n", help_heading = "Call graph options")]
+    pub scale: Option<i64>,
+    /// Make nodes with non-zero object counts more visible
+    #[arg(long, help_heading = "Call graph options")]
+    pub heapcheck: bool,
+    /// jemalloc: find debug files by build id as well
+    #[arg(
+        long = "debug-syms-by-id",
+        help_heading = "Call graph options",
+        hide = true
+    )]
+    pub debug_syms_by_id: bool,
+}
+
+/// How Getopt::Long checks an option's value.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ValueKind {
+    Switch { negatable: bool },
+    String,
+    Integer,
+    Real,
+}
+
+struct OptSpec {
+    name: String,
+    kind: ValueKind,
+}
+
+/// The long options clap knows, with the value rules pprof's Getopt::Long gives them.
+fn specs() -> Vec<OptSpec> {
+    let cmd = Args::command();
+    let mut v: Vec<OptSpec> = cmd
+        .get_arguments()
+        .filter_map(|a: &Arg| {
+            let name = a.get_long()?.to_string();
+            let kind = if matches!(a.get_action(), ArgAction::SetTrue) {
+                ValueKind::Switch {
+                    negatable: name != "heapcheck",
+                }
+            } else {
+                match name.as_str() {
+                    "seconds" | "nodecount" | "maxdegree" | "scale" | "test_stride" => {
+                        ValueKind::Integer
+                    }
+                    "nodefraction" | "edgefraction" => ValueKind::Real,
+                    _ => ValueKind::String,
+                }
+            };
+            Some(OptSpec { name, kind })
+        })
+        .collect();
+    // clap's own --help and --version, switches in pprof.
+    for name in ["help", "version"] {
+        if !v.iter().any(|s| s.name == name) {
+            v.push(OptSpec {
+                name: name.to_string(),
+                kind: ValueKind::Switch { negatable: true },
+            });
+        }
+    }
+    v
+}
+
+/// One spelling of an option: the name typed, the option it stands for, and whether it
+/// negates it.
+struct Spelling<'a> {
+    text: String,
+    spec: &'a OptSpec,
+    negated: bool,
+}
+
+fn spellings(specs: &[OptSpec]) -> Vec<Spelling<'_>> {
+    let mut v = Vec::new();
+    for s in specs {
+        v.push(Spelling {
+            text: s.name.to_ascii_lowercase(),
+            spec: s,
+            negated: false,
+        });
+        if let ValueKind::Switch { negatable: true } = s.kind {
+            for prefix in ["no", "no-"] {
+                v.push(Spelling {
+                    text: format!("{prefix}{}", s.name.to_ascii_lowercase()),
+                    spec: s,
+                    negated: true,
+                });
+            }
+        }
+    }
+    v
+}
+
+/// Resolves a typed option name as Getopt::Long does: an exact match (any case), else the
+/// only option it is a prefix of.
+fn resolve<'a>(typed: &str, all: &'a [Spelling<'a>]) -> Result<&'a Spelling<'a>> {
+    let t = typed.to_ascii_lowercase();
+    if let Some(s) = all.iter().find(|s| s.text == t) {
+        return Ok(s);
+    }
+    let hits: Vec<&Spelling<'_>> = all.iter().filter(|s| s.text.starts_with(&t)).collect();
+    let mut options: Vec<&str> = hits.iter().map(|s| s.spec.name.as_str()).collect();
+    options.sort_unstable();
+    options.dedup();
+    match hits.len() {
+        0 => Err(Error::usage(format!("Unknown option: {typed}"))),
+        _ if options.len() == 1 && hits.iter().all(|h| h.negated == hits[0].negated) => Ok(hits[0]),
+        _ => {
+            let mut names: Vec<&str> = hits.iter().map(|s| s.text.as_str()).collect();
+            names.sort_unstable();
+            names.dedup();
+            Err(Error::usage(format!(
+                "Option {typed} is ambiguous ({})",
+                names.join(", ")
+            )))
+        }
+    }
+}
+
+fn check_value(spec: &OptSpec, value: &str) -> Result<()> {
+    let ok = match spec.kind {
+        ValueKind::Integer => {
+            let d = value.strip_prefix(['-', '+']).unwrap_or(value);
+            !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())
+        }
+        ValueKind::Real => value.parse::<f64>().is_ok_and(f64::is_finite),
+        _ => true,
+    };
+    if ok {
+        return Ok(());
+    }
+    let what = if spec.kind == ValueKind::Integer {
+        "number expected"
+    } else {
+        "real number expected"
+    };
+    Err(Error::usage(format!(
+        "Value \"{value}\" invalid for option {} ({what})",
+        spec.name
+    )))
+}
+
+/// Rewrites a pprof-style command line (without the program name) into canonical
+/// `--name[=value]` options followed by `--` and the files.
+pub fn normalize(argv: &[String]) -> Result<Vec<String>> {
+    let specs = specs();
+    let all = spellings(&specs);
+    // Final state per option: switches on/off, values (last one wins).
+    let mut order: Vec<String> = Vec::new();
+    let mut switches: std::collections::HashMap<String, bool> = Default::default();
+    let mut values: std::collections::HashMap<String, String> = Default::default();
+    let mut files: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < argv.len() {
+        let a = &argv[i];
+        i += 1;
+        if a == "--" {
+            files.extend(argv[i..].iter().cloned());
+            break;
+        }
+        let body = if let Some(b) = a.strip_prefix("--") {
+            b
+        } else if a.len() > 1 && a.starts_with('-') {
+            &a[1..]
+        } else {
+            files.push(a.clone());
+            continue;
+        };
+        let (typed, inline) = match body.split_once('=') {
+            Some((n, v)) => (n, Some(v.to_string())),
+            None => (body, None),
+        };
+        let sp = resolve(typed, &all)?;
+        let name = sp.spec.name.clone();
+        if !order.contains(&name) {
+            order.push(name.clone());
+        }
+        match sp.spec.kind {
+            ValueKind::Switch { .. } => {
+                if let Some(v) = inline {
+                    return Err(Error::usage(format!(
+                        "Option {} does not take an argument (given \"{v}\")",
+                        sp.text
+                    )));
+                }
+                switches.insert(name, !sp.negated);
+            }
+            _ => {
+                let v = match inline {
+                    Some(v) => v,
+                    None => {
+                        let Some(v) = argv.get(i) else {
+                            return Err(Error::usage(format!(
+                                "Option {name} requires an argument"
+                            )));
+                        };
+                        i += 1;
+                        v.clone()
+                    }
+                };
+                check_value(sp.spec, &v)?;
+                values.insert(name, v);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for name in order {
+        if let Some(&on) = switches.get(&name) {
+            if on {
+                out.push(format!("--{name}"));
+            }
+        } else if let Some(v) = values.get(&name) {
+            out.push(format!("--{name}={v}"));
+        }
+    }
+    out.push("--".to_string());
+    out.extend(files);
+    Ok(out)
+}
+
+impl Args {
+    /// The output mode, or the error pprof gives for more than one.
+    fn mode(&self) -> Result<Mode> {
+        let modes = [
+            (self.text, Mode::Text),
+            (self.callgrind, Mode::Callgrind),
+            (self.list.is_some(), Mode::List),
+            (self.disasm.is_some(), Mode::Disasm),
+            (self.symbols, Mode::Symbols),
+            (self.gv, Mode::Gv),
+            (self.evince, Mode::Evince),
+            (self.web, Mode::Web),
+            (self.dot, Mode::Dot),
+            (self.ps, Mode::Ps),
+            (self.pdf, Mode::Pdf),
+            (self.svg, Mode::Svg),
+            (self.gif, Mode::Gif),
+            (self.raw, Mode::Raw),
+            (self.collapsed, Mode::Collapsed),
+            (self.interactive, Mode::Interactive),
+            (self.flame, Mode::Flame),
+            (self.proto, Mode::Proto),
+            (self.traces, Mode::Traces),
+        ];
+        let on: Vec<Mode> = modes.iter().filter(|m| m.0).map(|m| m.1).collect();
+        match on.len() {
+            0 => Ok(Mode::Text),
+            1 => Ok(on[0]),
+            _ => Err(Error::usage("Only specify one output mode")),
+        }
+    }
+
+    /// The library options for this command line (`jeprof`: invoked as jeprof).
+    pub fn into_options(self, jeprof: bool) -> Result<Options> {
+        let mode = self.mode()?;
+        let heap = [
+            self.inuse_space,
+            self.inuse_objects,
+            self.alloc_space,
+            self.alloc_objects,
+        ];
+        if heap.iter().filter(|b| **b).count() > 1 {
+            return Err(Error::usage(
+                "Specify at most one of --inuse_space, --inuse_objects, --alloc_space, --alloc_objects",
+            ));
+        }
+        let mut granularity = Granularity::Functions;
+        let grains = [
+            (self.functions, Granularity::Functions),
+            (self.lines, Granularity::Lines),
+            (self.addresses, Granularity::Addresses),
+            (self.files, Granularity::Files),
+        ];
+        let set: Vec<Granularity> = grains.iter().filter(|g| g.0).map(|g| g.1).collect();
+        if matches!(mode, Mode::List | Mode::Disasm | Mode::Symbols) {
+            granularity = Granularity::Addresses;
+        } else if set.len() > 1 {
+            return Err(Error::usage("Only specify one output granularity option"));
+        } else if let Some(g) = set.first() {
+            granularity = *g;
+        }
+        if self.test {
+            return Err(Error::not_implemented("--test (pprof's self tests)"));
+        }
+        let heap_value = if self.inuse_objects {
+            HeapValue::InuseObjects
+        } else if self.alloc_space {
+            HeapValue::AllocSpace
+        } else if self.alloc_objects {
+            HeapValue::AllocObjects
+        } else {
+            HeapValue::InuseSpace
+        };
+        let contention_value = if self.total_delay {
+            ContentionValue::TotalDelay
+        } else if self.contentions {
+            ContentionValue::Contentions
+        } else if self.mean_delay {
+            ContentionValue::MeanDelay
+        } else {
+            ContentionValue::TotalDelay
+        };
+        let lib_prefix = self
+            .lib_prefix
+            .as_deref()
+            .map(|s| {
+                s.split(',')
+                    .filter(|p| !p.is_empty())
+                    .map(|p| p.trim_end_matches('/').to_string())
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok(Options {
+            args: self.paths,
+            base: self.base.filter(|b| !b.is_empty()),
+            mode,
+            granularity,
+            cum: self.cum,
+            stacks: self.stacks,
+            heap_value,
+            contention_value,
+            show_bytes: self.show_bytes,
+            drop_negative: self.drop_negative,
+            focus: self.focus.filter(|s| !s.is_empty()),
+            ignore: self.ignore.filter(|s| !s.is_empty()),
+            keep_templates: self.no_strip_temp,
+            show_addresses: self.show_addresses,
+            no_auto_signal_frames: self.no_auto_signal_frm,
+            lib_prefix,
+            add_lib: self.add_lib.filter(|s| !s.is_empty()),
+            thread: self.thread,
+            retain: self.retain.filter(|s| !s.is_empty()),
+            exclude: self.exclude.filter(|s| !s.is_empty()),
+            jeprof,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn norm(args: &[&str]) -> Result<Vec<String>> {
+        normalize(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn getopt_forms() {
+        assert_eq!(
+            norm(&["-text", "prog", "--base", "b.heap", "p.heap"]).unwrap(),
+            ["--text", "--base=b.heap", "--", "prog", "p.heap"]
+        );
+        assert_eq!(
+            norm(&["prog", "p", "--inuse_obj", "--TEXT"]).unwrap(),
+            ["--inuse_objects", "--text", "--", "prog", "p"]
+        );
+        assert_eq!(norm(&["--text", "--notext", "a"]).unwrap(), ["--", "a"]);
+        assert_eq!(
+            norm(&["--no-cum", "--cum", "a"]).unwrap(),
+            ["--cum", "--", "a"]
+        );
+        assert_eq!(norm(&["--", "-x"]).unwrap(), ["--", "-x"]);
+    }
+
+    #[test]
+    fn getopt_errors() {
+        let e = norm(&["--t", "a"]).unwrap_err().to_string();
+        assert!(e.starts_with("Option t is ambiguous ("), "{e}");
+        assert!(e.contains("text"), "{e}");
+        assert_eq!(
+            norm(&["--traceback"]).unwrap_err().to_string(),
+            "Unknown option: traceback"
+        );
+        assert_eq!(
+            norm(&["--seconds=x"]).unwrap_err().to_string(),
+            "Value \"x\" invalid for option seconds (number expected)"
+        );
+        assert_eq!(
+            norm(&["--base"]).unwrap_err().to_string(),
+            "Option base requires an argument"
+        );
+        assert!(norm(&["--nobase=x"]).is_err());
+    }
+
+    #[test]
+    fn modes_and_granularity() {
+        let a = Args::parse_from(["rpprof", "--text", "--dot", "--", "p"]);
+        assert_eq!(
+            a.into_options(false).unwrap_err().to_string(),
+            "Only specify one output mode"
+        );
+        let a = Args::parse_from(["rpprof", "--lines", "--files", "--", "p"]);
+        assert_eq!(
+            a.into_options(false).unwrap_err().to_string(),
+            "Only specify one output granularity option"
+        );
+    }
+}

@@ -1,0 +1,604 @@
+//! Stage 3: aggregate symbolized stacks into report nodes, as google-pprof does.
+//!
+//! A [`Stacks`] is pprof's "profile": stack (addresses, leaf first) → value. On it run, in
+//! pprof's order: removal of allocator and profiler frames ([`remove_uninteresting`]),
+//! `--focus` and `--ignore`, then reduction to the report granularity ([`reduce`]), which
+//! names every frame (functions, `function file:line`, files, or addresses), expands inlined
+//! frames, and keeps each name once per stack so recursion is not counted twice.
+
+use std::collections::HashMap;
+
+use regex::Regex;
+
+use crate::profile::Kind;
+use crate::symbolize::demangle::short_name;
+use crate::symbolize::{Frame, SymbolTable};
+
+/// Stack → value; pprof's `$profile` hash.
+#[derive(Debug, Clone, Default)]
+pub struct Stacks {
+    /// The stacks, leaf first.
+    pub map: HashMap<Vec<u64>, f64>,
+}
+
+impl Stacks {
+    /// Adds `v` to stack `k`.
+    pub fn add(&mut self, k: Vec<u64>, v: f64) {
+        *self.map.entry(k).or_insert(0.0) += v;
+    }
+
+    /// Adds `v` to stack `k` without taking ownership unless it is new.
+    pub fn add_ref(&mut self, k: &[u64], v: f64) {
+        if let Some(e) = self.map.get_mut(k) {
+            *e += v;
+        } else {
+            self.map.insert(k.to_vec(), v);
+        }
+    }
+
+    /// The sum of all values.
+    pub fn total(&self) -> f64 {
+        self.map.values().sum()
+    }
+
+    /// pprof's `SubtractProfile`: `self - base`, per stack; with `drop_negative`, negative
+    /// differences become 0 and stacks only in the base are left out.
+    pub fn subtract(&self, base: &Stacks, drop_negative: bool) -> Stacks {
+        let mut r = Stacks::default();
+        for (k, v) in &self.map {
+            let mut d = v - base.map.get(k).copied().unwrap_or(0.0);
+            if d < 0.0 && drop_negative {
+                d = 0.0;
+            }
+            r.add_ref(k, d);
+        }
+        if !drop_negative {
+            for (k, v) in &base.map {
+                if !self.map.contains_key(k) {
+                    r.add_ref(k, -v);
+                }
+            }
+        }
+        r
+    }
+
+    /// Stacks in a fixed order (by stack), for deterministic output.
+    pub fn sorted(&self) -> Vec<(&Vec<u64>, f64)> {
+        let mut v: Vec<(&Vec<u64>, f64)> = self.map.iter().map(|(k, v)| (k, *v)).collect();
+        v.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        v
+    }
+}
+
+/// Which report granularity (`--functions`, `--lines`, `--addresses`, `--files`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Granularity {
+    /// One node per function (default).
+    #[default]
+    Functions,
+    /// One node per function and source line.
+    Lines,
+    /// One node per address.
+    Addresses,
+    /// One node per source file.
+    Files,
+}
+
+/// Options of the aggregation stage.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Report granularity.
+    pub granularity: Granularity,
+    /// Keep template arguments in names (`--no_strip_temp`).
+    pub keep_templates: bool,
+    /// Append the address to names (`--show_addresses`).
+    pub show_addresses: bool,
+    /// Do not drop a constant second frame of CPU stacks (`--no-auto-signal-frm`).
+    pub no_auto_signal_frames: bool,
+    /// jeprof's rules (jemalloc profiles).
+    pub jeprof: bool,
+    /// Hex digits in an address.
+    pub address_width: usize,
+    /// jeprof's `--retain`.
+    pub retain: Option<Regex>,
+    /// jeprof's `--exclude`.
+    pub exclude: Option<Regex>,
+}
+
+/// The hex form pprof keys addresses by.
+pub fn addr_key(a: u64, width: usize) -> String {
+    format!("{a:0width$x}")
+}
+
+/// The short name pprof matches skip lists against: that of the outermost frame.
+fn outer_short(frames: &[Frame], keep: bool) -> String {
+    frames
+        .first()
+        .map(|f| short_name(&f.function, keep))
+        .unwrap_or_default()
+}
+
+const HEAP_SKIP: &[&str] = &[
+    "calloc",
+    "cfree",
+    "malloc",
+    "free",
+    "memalign",
+    "posix_memalign",
+    "pvalloc",
+    "valloc",
+    "realloc",
+    "tc_calloc",
+    "tc_cfree",
+    "tc_malloc",
+    "tc_free",
+    "tc_memalign",
+    "tc_posix_memalign",
+    "tc_pvalloc",
+    "tc_valloc",
+    "tc_realloc",
+    "tc_new",
+    "tc_delete",
+    "tc_newarray",
+    "tc_deletearray",
+    "tc_new_nothrow",
+    "tc_newarray_nothrow",
+    "do_malloc",
+    "::do_malloc",
+    "::do_malloc_or_cpp_alloc",
+    "DoSampledAllocation",
+    "simple_alloc::allocate",
+    "__malloc_alloc_template::allocate",
+    "__builtin_delete",
+    "__builtin_new",
+    "__builtin_vec_delete",
+    "__builtin_vec_new",
+    "operator new",
+    "operator new[]",
+    "malloc_zone_malloc",
+    "malloc_zone_calloc",
+    "malloc_zone_valloc",
+    "malloc_zone_realloc",
+    "malloc_zone_memalign",
+    "malloc_zone_free",
+    "__start_google_malloc",
+    "__stop_google_malloc",
+    "__start_malloc_hook",
+    "__stop_malloc_hook",
+];
+
+/// jeprof's additions to the heap skip list (jemalloc's entry points).
+const JEMALLOC_SKIP: &[&str] = &[
+    "newImpl",
+    "void* newImpl",
+    "aligned_alloc",
+    "mallocx",
+    "rallocx",
+    "xallocx",
+    "dallocx",
+    "sdallocx",
+    "sdallocx_noflags",
+];
+
+const CONTENTION_SKIP: &[&str] = &[
+    "base::RecordLockProfileData",
+    "base::SubmitMutexProfileData",
+    "base::SubmitSpinLockProfileData",
+    "Mutex::Unlock",
+    "Mutex::UnlockSlow",
+    "Mutex::ReaderUnlock",
+    "MutexLock::~MutexLock",
+    "SpinLock::Unlock",
+    "SpinLock::SlowUnlock",
+    "SpinLockHolder::~SpinLockHolder",
+];
+
+const CPU_SKIP: &[&str] = &[
+    "ProfileData::Add",
+    "ProfileData::prof_handler",
+    "CpuProfiler::prof_handler",
+    "__FRAME_END__",
+    "__pthread_sighandler",
+    "__restore",
+];
+
+/// pprof's `RemoveUninterestingFrames`: drops allocator frames from heap stacks, lock
+/// bookkeeping from contention stacks, the profiler's signal handler from CPU stacks, and a
+/// second CPU frame that is the same in every stack (saying so in `notes`).
+pub fn remove_uninteresting(
+    stacks: Stacks,
+    symbols: &SymbolTable,
+    kind: Kind,
+    opts: &Options,
+    notes: &mut Vec<String>,
+) -> Stacks {
+    let keep = opts.keep_templates;
+    let mut skip: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut skip_re: Option<Regex> = None;
+    match kind {
+        Kind::Heap | Kind::Growth => {
+            let extra: &[&str] = if opts.jeprof { JEMALLOC_SKIP } else { &[] };
+            for n in HEAP_SKIP.iter().chain(extra) {
+                skip.insert((*n).to_string());
+                skip.insert(format!("_{n}"));
+            }
+            skip_re = Regex::new("TCMalloc|^tcmalloc::").ok();
+        }
+        Kind::Contention => {
+            skip.extend(CONTENTION_SKIP.iter().map(|s| (*s).to_string()));
+        }
+        Kind::Cpu if opts.jeprof || !opts.no_auto_signal_frames => {
+            skip.extend(CPU_SKIP.iter().map(|s| (*s).to_string()));
+        }
+        _ => {}
+    }
+    let mut stacks = stacks;
+    if kind == Kind::Cpu {
+        while let Some(second) = second_pc_always_same(&stacks) {
+            let name = match symbols.get(second) {
+                Some(f) => outer_short(f, keep),
+                None => addr_key(second, opts.address_width),
+            };
+            if opts.no_auto_signal_frames && !opts.jeprof {
+                notes.push(format!(
+                    "All second stack frames are same: `{name}'.\nMight be stack trace capturing bug."
+                ));
+                break;
+            }
+            notes.push(format!("Removing {name} from all stack traces."));
+            let mut r = Stacks::default();
+            for (k, v) in stacks.map {
+                let top = k[0];
+                let mut k = k;
+                k.remove(1);
+                if !opts.jeprof && k.len() > 2 && k[1].wrapping_add(1) == top {
+                    k.remove(1);
+                }
+                r.add(k, v);
+            }
+            stacks = r;
+        }
+    }
+    let mut skipped: HashMap<u64, bool> = HashMap::new();
+    let mut is_skipped = |a: u64| -> bool {
+        *skipped.entry(a).or_insert_with(|| match symbols.get(a) {
+            Some(f) => {
+                let n = outer_short(f, keep);
+                skip.contains(&n) || skip_re.as_ref().is_some_and(|r| r.is_match(&n))
+            }
+            None => false,
+        })
+    };
+    let mut r = Stacks::default();
+    for (k, v) in stacks.map {
+        let mut path: Vec<u64> = Vec::with_capacity(k.len());
+        for &a in &k {
+            if is_skipped(a) {
+                if opts.jeprof {
+                    // jeprof drops everything below an allocator frame too.
+                    path.clear();
+                }
+                continue;
+            }
+            path.push(a);
+        }
+        r.add(path, v);
+    }
+    if opts.jeprof && (opts.retain.is_some() || opts.exclude.is_some()) {
+        r = filter_frames(r, symbols, opts);
+    }
+    r
+}
+
+/// jeprof's `FilterFrames` (`--retain`, `--exclude`): keeps only frames whose names match
+/// `--retain` and do not match `--exclude`; stacks left empty are dropped.
+fn filter_frames(stacks: Stacks, symbols: &SymbolTable, opts: &Options) -> Stacks {
+    let mut r = Stacks::default();
+    for (k, v) in stacks.map {
+        let path: Vec<u64> = k
+            .into_iter()
+            .filter(|&a| {
+                let name = match symbols.get(a) {
+                    Some(f) => outer_short(f, opts.keep_templates),
+                    None => addr_key(a, opts.address_width),
+                };
+                opts.retain.as_ref().is_none_or(|re| re.is_match(&name))
+                    && !opts.exclude.as_ref().is_some_and(|re| re.is_match(&name))
+            })
+            .collect();
+        if !path.is_empty() {
+            r.add(path, v);
+        }
+    }
+    r
+}
+
+fn second_pc_always_same(stacks: &Stacks) -> Option<u64> {
+    let mut second = None;
+    for k in stacks.map.keys() {
+        if k.len() < 2 {
+            return None;
+        }
+        match second {
+            None => second = Some(k[1]),
+            Some(s) if s != k[1] => return None,
+            _ => {}
+        }
+    }
+    second
+}
+
+/// True when any frame of `frames` matches `re` by its short name or its `file:line`.
+fn symbol_matches(frames: Option<&[Frame]>, re: &Regex, keep: bool) -> bool {
+    frames.is_some_and(|fs| {
+        fs.iter()
+            .any(|f| re.is_match(&short_name(&f.function, keep)) || re.is_match(&f.fileline))
+    })
+}
+
+/// pprof's `FocusProfile` (`keep == true`) and `IgnoreProfile` (`keep == false`): stacks with
+/// a frame whose address, name or place matches `re` are kept (or dropped).
+pub fn filter(
+    stacks: Stacks,
+    symbols: &SymbolTable,
+    re: &Regex,
+    keep: bool,
+    opts: &Options,
+) -> Stacks {
+    let mut cache: HashMap<u64, bool> = HashMap::new();
+    let mut r = Stacks::default();
+    for (k, v) in stacks.map {
+        let hit = k.iter().any(|&a| {
+            *cache.entry(a).or_insert_with(|| {
+                re.is_match(&addr_key(a, opts.address_width))
+                    || symbol_matches(symbols.get(a), re, opts.keep_templates)
+            })
+        });
+        if hit == keep {
+            r.add(k, v);
+        }
+    }
+    r
+}
+
+/// A report node: its key (the name pprof aggregates on) and, when the key is an address,
+/// that address.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Node {
+    /// The aggregation key, e.g. `main`, `main foo.c:12`, or an address.
+    pub key: String,
+    /// Set when the key is an address (as pprof prints unknown frames).
+    pub addr: Option<u64>,
+}
+
+/// Stacks of nodes: pprof's reduced profile.
+#[derive(Debug, Clone, Default)]
+pub struct Reduced {
+    /// Node id → node.
+    pub nodes: Vec<Node>,
+    /// Stack of node ids (leaf first, each once) → value.
+    pub stacks: HashMap<Vec<u32>, f64>,
+}
+
+impl Reduced {
+    /// Flat (leaf) and cumulative (anywhere on the stack) value per node id.
+    pub fn flat_cum(&self) -> (Vec<f64>, Vec<f64>, Vec<bool>) {
+        let n = self.nodes.len();
+        let mut flat = vec![0.0; n];
+        let mut cum = vec![0.0; n];
+        let mut seen = vec![false; n];
+        for (k, v) in &self.stacks {
+            if let Some(&leaf) = k.first() {
+                flat[leaf as usize] += v;
+            }
+            for &id in k {
+                cum[id as usize] += v;
+                seen[id as usize] = true;
+            }
+        }
+        (flat, cum, seen)
+    }
+}
+
+/// pprof's `FillFullnameToShortnameMap`: nm routines that share a short name but not an
+/// address get `name@address` so they stay apart.
+fn fullname_to_shortname(symbols: &SymbolTable, keep: bool) -> HashMap<String, String> {
+    let mut seen_once: HashMap<String, String> = HashMap::new();
+    let mut more: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let entries = symbols.sorted();
+    for (_, frames) in &entries {
+        let Some(f) = frames.first() else { continue };
+        if tag_of(&f.function).is_none() {
+            continue;
+        }
+        let short = short_name(&f.function, keep);
+        match seen_once.get(&short) {
+            Some(full) if *full != f.function => {
+                more.insert(short);
+            }
+            Some(_) => {}
+            None => {
+                seen_once.insert(short, f.function.clone());
+            }
+        }
+    }
+    let mut map = HashMap::new();
+    if more.is_empty() {
+        return map;
+    }
+    for (_, frames) in &entries {
+        let Some(f) = frames.first() else { continue };
+        let short = short_name(&f.function, keep);
+        if more.contains(&short)
+            && let Some(tag) = tag_of(&f.function)
+        {
+            let hex = tag.trim_start_matches('0');
+            map.insert(f.function.clone(), format!("{short}@{hex}"));
+        }
+    }
+    map
+}
+
+/// The hex digits of a trailing `<hex>` tag.
+fn tag_of(full: &str) -> Option<&str> {
+    let body = full.strip_suffix('>')?;
+    let open = body.rfind('<')?;
+    let hex = &body[open + 1..];
+    (!hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit())).then_some(hex)
+}
+
+/// pprof's `ReduceProfile`: names each frame at the chosen granularity (`TranslateStack`),
+/// keeps each name once per stack, and sums stacks that become equal.
+pub fn reduce(stacks: &Stacks, symbols: &SymbolTable, opts: &Options) -> Reduced {
+    let keep = opts.keep_templates;
+    let w = opts.address_width;
+    let map = fullname_to_shortname(symbols, keep);
+    let mut ids: HashMap<String, u32> = HashMap::new();
+    let mut out = Reduced::default();
+    // Names per address, cached: (names innermost first, has a Callback::Run frame).
+    let mut cache: HashMap<u64, Vec<Translated>> = HashMap::new();
+    let mut run_ids: HashMap<u64, usize> = HashMap::new();
+    let mut sorted: Vec<(&Vec<u64>, &f64)> = stacks.map.iter().collect();
+    sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    for (k, &v) in sorted {
+        let mut path: Vec<u32> = Vec::with_capacity(k.len());
+        for (i, &a) in k.iter().enumerate() {
+            if w > 8 && a > 0x7fff_ffff_ffff_ffff {
+                continue;
+            }
+            let names = cache
+                .entry(a)
+                .or_insert_with(|| translate(a, symbols, &map, opts));
+            for t in names.iter() {
+                let node = match t {
+                    Translated::Name(n) => n.clone(),
+                    Translated::Run(fileline) => {
+                        let caller = if i > 0 { k[i - 1] } else { 0 };
+                        let next = run_ids.len() + 1;
+                        let id = *run_ids.entry(caller).or_insert(next);
+                        let func = format!("Run#{id}");
+                        Node {
+                            key: granular(&func, fileline, a, w, opts),
+                            addr: None,
+                        }
+                    }
+                };
+                if node.key.is_empty() {
+                    continue;
+                }
+                let id = match ids.get(&node.key) {
+                    Some(&id) => id,
+                    None => {
+                        let id = out.nodes.len() as u32;
+                        ids.insert(node.key.clone(), id);
+                        out.nodes.push(node);
+                        id
+                    }
+                };
+                if !path.contains(&id) {
+                    path.push(id);
+                }
+            }
+        }
+        *out.stacks.entry(path).or_insert(0.0) += v;
+    }
+    out
+}
+
+enum Translated {
+    Name(Node),
+    /// A `Callback::Run` frame (its `file:line`): its name depends on the caller.
+    Run(String),
+}
+
+static RUN_RE: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
+
+/// pprof's `TranslateStack` for one address: the node names, innermost frame first.
+fn translate(
+    a: u64,
+    symbols: &SymbolTable,
+    map: &HashMap<String, String>,
+    opts: &Options,
+) -> Vec<Translated> {
+    let keep = opts.keep_templates;
+    let w = opts.address_width;
+    let astr = addr_key(a, w);
+    let owned;
+    let frames: &[Frame] = match symbols.get(a) {
+        Some(f) => f,
+        None => {
+            owned = [Frame {
+                function: astr.clone(),
+                fileline: String::new(),
+            }];
+            &owned
+        }
+    };
+    // SANITY: a constant pattern.
+    #[allow(clippy::unwrap_used)]
+    let run_re = RUN_RE.get_or_init(|| Regex::new(r"Callback.*::Run$").unwrap());
+    let mut out = Vec::new();
+    for (j, f) in frames.iter().enumerate().rev() {
+        let mut func = match map.get(&f.function) {
+            Some(s) => s.clone(),
+            None if symbols.get(a).is_some() => short_name(&f.function, keep),
+            None => f.function.clone(),
+        };
+        if j > 0 {
+            func.push_str(" (inline)");
+        }
+        if run_re.is_match(&func) {
+            out.push(Translated::Run(f.fileline.clone()));
+            continue;
+        }
+        let key = granular(&func, &f.fileline, a, w, opts);
+        let addr = (key == astr).then_some(a);
+        out.push(Translated::Name(Node { key, addr }));
+    }
+    out
+}
+
+/// The node key of one frame at the chosen granularity.
+fn granular(func: &str, fileline: &str, a: u64, w: usize, opts: &Options) -> String {
+    let astr = addr_key(a, w);
+    let show = opts.show_addresses && !opts.jeprof;
+    match opts.granularity {
+        Granularity::Addresses => format!("{astr} {func} {fileline}"),
+        Granularity::Lines => {
+            if func == "??" && fileline == "??:0" {
+                astr
+            } else if !show {
+                format!("{func} {fileline}")
+            } else {
+                format!("{func} {fileline} ({astr})")
+            }
+        }
+        Granularity::Functions => {
+            if func == "??" {
+                astr
+            } else if !show {
+                func.to_string()
+            } else {
+                format!("{func} ({astr})")
+            }
+        }
+        Granularity::Files => {
+            if fileline == "??:0" || fileline.is_empty() {
+                astr
+            } else {
+                strip_line(fileline).to_string()
+            }
+        }
+    }
+}
+
+/// `file:123` → `file`.
+fn strip_line(fileline: &str) -> &str {
+    if let Some(i) = fileline.rfind(':') {
+        let digits = &fileline[i + 1..];
+        if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+            return &fileline[..i];
+        }
+    }
+    fileline
+}

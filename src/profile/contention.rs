@@ -1,0 +1,153 @@
+//! Text lock-contention profiles: brpc's `--- contention`, `--- contentionz N ---`, and the old
+//! `--- Stacks:` format.
+//!
+//! ```text
+//! --- contention
+//! cycles/second=1000000000
+//! sampling period=1
+//! <cycles> <count> @ 0x... 0x...
+//! ...
+//! --- Memory map: ---   (or /proc/self/maps lines)
+//! ```
+//!
+//! Cycles become nanoseconds with the `cycles/second` attribute (google-pprof guesses 2.8 GHz
+//! without one, and says so); cycles and counts are multiplied by the `sampling period`.
+//! Each record carries three values: total delay (ns), contentions, and the record's mean delay,
+//! which pprof's `--mean_delay` sums per stack. Attributes apply to the records after them, as
+//! in pprof. brpc can write negative cycle counts; they are kept.
+
+use std::path::Path;
+
+use super::lines::{self, Lines};
+use super::{CONTENTION_TYPES, Format, Header, Kind, Profile, Sample, maps};
+use crate::error::{Error, Location, Result};
+
+/// Reads a contention profile whose header line is `header`; `old` for `--- Stacks:`.
+pub fn parse(
+    lines: &mut Lines<'_>,
+    header: &Header<'_>,
+    path: &Path,
+    old: bool,
+) -> Result<Profile> {
+    let mut p = Profile::new(
+        Kind::Contention,
+        Format::Contention,
+        String::from_utf8_lossy(header.text).into_owned(),
+    );
+    p.sample_types = CONTENTION_TYPES.to_vec();
+    if old {
+        p.notes.push(
+            "Old format contention profile: mistakenly reports condition variable signals as lock contentions."
+                .to_string(),
+        );
+    }
+    let mut cycles_per_ns = 2.8f64;
+    let mut seen_clock = false;
+    let mut period = 1.0f64;
+    let mut build = String::new();
+    while let Some(l) = lines.next_line() {
+        let t = l.text;
+        if let Some((left, stack)) = split_at_sign(t) {
+            let nums: Vec<&[u8]> = lines::fields(left).collect();
+            let parsed: Option<Vec<i64>> = nums.iter().map(|f| lines::parse_i64(f)).collect();
+            match parsed.as_deref() {
+                Some([cycles, count]) => {
+                    let delay = *cycles as f64 / cycles_per_ns * period;
+                    let n = *count as f64 * period;
+                    let mean = if n == 0.0 { 0.0 } else { delay / n };
+                    p.samples.push(Sample {
+                        stack: super::heap::parse_stack(stack, path, l.number)?,
+                        values: vec![delay, n, mean],
+                    });
+                    continue;
+                }
+                Some([cycles]) => {
+                    // Old format: cycles only.
+                    let delay = *cycles as f64 / cycles_per_ns * period;
+                    p.samples.push(Sample {
+                        stack: super::heap::parse_stack(stack, path, l.number)?,
+                        values: vec![delay, 0.0, 0.0],
+                    });
+                    continue;
+                }
+                _ => {
+                    return Err(Error::format(
+                        path,
+                        Location::Line(l.number),
+                        format!("bad contention record {:?}", lines::shorten(t, 60)),
+                    ));
+                }
+            }
+        }
+        if let Some((var, value)) = attribute(t) {
+            let num = || -> Result<f64> {
+                value.parse::<f64>().map_err(|_| {
+                    Error::format(
+                        path,
+                        Location::Line(l.number),
+                        format!("bad value {value:?} for {var:?}"),
+                    )
+                })
+            };
+            match var.as_str() {
+                "cycles/second" => {
+                    cycles_per_ns = num()? / 1e9;
+                    if cycles_per_ns <= 0.0 {
+                        return Err(Error::format(
+                            path,
+                            Location::Line(l.number),
+                            format!("bad value {value:?} for \"cycles/second\""),
+                        ));
+                    }
+                    seen_clock = true;
+                }
+                "sampling period" => {
+                    period = num()?;
+                    p.period = period.max(0.0) as u64;
+                }
+                "ms since reset" | "discarded samples" => {}
+                _ => p.notes.push(format!(
+                    "Ignoring unnknown variable in /contention output: '{var}' = '{value}'"
+                )),
+            }
+            continue;
+        }
+        // Anything else belongs to the memory map.
+        maps::take_line(&l, path, &mut build, &mut p);
+    }
+    if !seen_clock {
+        p.notes.push(format!(
+            "No cycles/second entry in profile; Guessing {cycles_per_ns:.1} GHz"
+        ));
+    }
+    if p.period == 0 {
+        p.period = 1;
+    }
+    Ok(p)
+}
+
+/// Splits a record `<numbers> @ <stack>` at its ` @`; `None` when the line has none.
+fn split_at_sign(t: &[u8]) -> Option<(&[u8], &[u8])> {
+    let i = t.windows(2).position(|w| w == b" @")?;
+    let left = &t[..i];
+    if left.trim_ascii().is_empty()
+        || !left
+            .trim_ascii()
+            .iter()
+            .all(|b| b.is_ascii_digit() || *b == b'-' || b.is_ascii_whitespace())
+    {
+        return None;
+    }
+    Some((left, &t[i + 2..]))
+}
+
+/// A `name = value` attribute line: the name starts with a lowercase letter.
+fn attribute(t: &[u8]) -> Option<(String, String)> {
+    if !t.first().is_some_and(|b| b.is_ascii_lowercase()) {
+        return None;
+    }
+    let eq = t.iter().position(|&b| b == b'=')?;
+    let var = String::from_utf8_lossy(t[..eq].trim_ascii()).into_owned();
+    let value = String::from_utf8_lossy(t[eq + 1..].trim_ascii()).into_owned();
+    Some((var, value))
+}

@@ -1,0 +1,197 @@
+//! gperftools' binary CPU profile (`CPUPROFILE`).
+//!
+//! The file is a sequence of machine words, 32 or 64 bits, in the writer's byte order:
+//!
+//! ```text
+//! header:   0, 3 (header words that follow), 0 (version), period (us), 0 (padding)
+//! records:  count, depth, pc[0] (leaf), pc[1] ... pc[depth-1]
+//! trailer:  0, 1, 0
+//! then:     the text of /proc/self/maps
+//! ```
+//!
+//! The word size and byte order are read off the first words as google-pprof does: a 64-bit
+//! profile starts with eight zero bytes, and the header-size word (3) has zeros in its high half.
+
+use std::path::Path;
+
+use super::{CPU_TYPES, Format, Kind, Profile, Sample, maps};
+use crate::error::{Error, Location, Result};
+
+/// The deepest stack accepted; google-pprof's limit too.
+const MAX_DEPTH: u64 = 1 << 16;
+
+struct Words<'a> {
+    data: &'a [u8],
+    /// Offset of word 0 in the file, for messages.
+    base: usize,
+    word: usize,
+    big_endian: bool,
+}
+
+impl Words<'_> {
+    fn len(&self) -> usize {
+        self.data.len() / self.word
+    }
+
+    fn get(&self, i: usize) -> Option<u64> {
+        let b = self.data.get(i * self.word..(i + 1) * self.word)?;
+        Some(match (self.word, self.big_endian) {
+            (4, false) => u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+            (4, true) => u64::from(u32::from_be_bytes([b[0], b[1], b[2], b[3]])),
+            (_, false) => u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]),
+            (_, true) => u64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]),
+        })
+    }
+
+    fn offset(&self, i: usize) -> u64 {
+        (self.base + i * self.word) as u64
+    }
+}
+
+/// Reads a binary CPU profile that starts at byte `pos` of `file`.
+pub fn parse(file: &[u8], pos: usize, path: &Path) -> Result<Profile> {
+    let data = &file[pos..];
+    let err = |off: usize, msg: String| Error::format(path, Location::Byte(off as u64), msg);
+    if data.len() < 8 {
+        return Err(err(
+            pos,
+            format!(
+                "not a CPU profile: {} bytes, too short for a header",
+                data.len()
+            ),
+        ));
+    }
+    let (word, big_endian) = if data[..8].iter().all(|&b| b == 0) {
+        if data.len() < 16 {
+            return Err(err(pos, "truncated CPU profile header".to_string()));
+        }
+        if data[12..16].iter().all(|&b| b == 0) {
+            (8, false)
+        } else if data[8..12].iter().all(|&b| b == 0) {
+            (8, true)
+        } else {
+            return Err(err(
+                pos + 8,
+                "not a CPU profile: bad header size word".to_string(),
+            ));
+        }
+    } else if data[6..8] == [0, 0] {
+        (4, false)
+    } else if data[4..6] == [0, 0] {
+        (4, true)
+    } else {
+        return Err(err(
+            pos,
+            "not a profile: neither a text header nor a CPU profile header".to_string(),
+        ));
+    };
+    let w = Words {
+        data,
+        base: pos,
+        word,
+        big_endian,
+    };
+    let header_err = |i: usize, what: &str| {
+        Error::format(
+            path,
+            Location::Byte(w.offset(i)),
+            format!("not a CPU profile: {what}"),
+        )
+    };
+    if w.get(0) != Some(0) {
+        return Err(header_err(0, "the first word is not 0"));
+    }
+    let hdr_words = w.get(1).ok_or_else(|| header_err(1, "truncated header"))?;
+    if !(3..=(1 << 32)).contains(&hdr_words) {
+        return Err(header_err(1, &format!("bad header size {hdr_words}")));
+    }
+    let version = w.get(2).ok_or_else(|| header_err(2, "truncated header"))?;
+    let period = w.get(3).ok_or_else(|| header_err(3, "truncated header"))?;
+    if version > (1 << 32) {
+        return Err(header_err(2, &format!("bad version {version}")));
+    }
+    if period > (1 << 32) {
+        return Err(header_err(3, &format!("bad sampling period {period}")));
+    }
+    let mut i = 2 + hdr_words as usize;
+    if i > w.len() {
+        return Err(header_err(1, "truncated header"));
+    }
+    let mut p = Profile::new(
+        Kind::Cpu,
+        Format::CpuBinary {
+            word: word as u8,
+            big_endian,
+        },
+        String::new(),
+    );
+    p.sample_types = CPU_TYPES.to_vec();
+    p.period = period;
+    p.address_width = if word == 4 { 8 } else { 16 };
+    let n_words = w.len();
+    let mut ended = false;
+    while i < n_words {
+        let rec = i;
+        let count = w.get(i).unwrap_or(0);
+        let Some(depth) = w.get(i + 1) else {
+            return Err(Error::format(
+                path,
+                Location::Byte(w.offset(rec)),
+                "truncated CPU profile: a record is cut after its count",
+            ));
+        };
+        if depth > MAX_DEPTH {
+            return Err(Error::format(
+                path,
+                Location::Byte(w.offset(rec + 1)),
+                format!("bad stack depth {depth} (more than {MAX_DEPTH})"),
+            ));
+        }
+        i += 2;
+        let depth = depth as usize;
+        if depth > 0 && w.get(i) == Some(0) {
+            // End-of-data marker: count 0, depth 1, pc 0.
+            i += depth;
+            ended = true;
+            break;
+        }
+        if i + depth > n_words {
+            return Err(Error::format(
+                path,
+                Location::Byte(w.offset(rec)),
+                format!(
+                    "truncated CPU profile: a record of depth {depth} is cut after {} of its addresses",
+                    n_words - i
+                ),
+            ));
+        }
+        let mut stack = Vec::with_capacity(depth);
+        for j in 0..depth {
+            let pc = w.get(i + j).unwrap_or(0);
+            stack.push(if j > 0 { pc.wrapping_sub(1) } else { pc });
+        }
+        i += depth;
+        p.samples.push(Sample {
+            stack,
+            values: vec![count as f64],
+        });
+    }
+    if ended {
+        let tail = (i * word).min(data.len());
+        maps::read_text(&data[tail..], path, &mut p);
+    } else {
+        let rem = data.len() % word;
+        if rem != 0 {
+            return Err(Error::format(
+                path,
+                Location::Byte((pos + data.len() - rem) as u64),
+                format!("truncated CPU profile: {rem} stray bytes at the end"),
+            ));
+        }
+        p.notes.push(format!(
+            "Warning: {}: the CPU profile has no end-of-data marker; it may be incomplete",
+            path.display()
+        ));
+    }
+    Ok(p)
+}

@@ -1,0 +1,301 @@
+//! Text heap profiles: tcmalloc's heap profiler (`@ heapprofile`), `GetHeapSample`
+//! (`@ heap_v2/N`, `heapz_v2`, `heap/N`, `heapz`), growth profiles (`@ growth`, `@ growthz`)
+//! and jemalloc's threaded `heap_v2/N` profiles.
+//!
+//! The sampling math is google-pprof's:
+//!
+//! * version 2 (Poisson) sampling, `heap_v2/R`: each record's in-use pair and allocated pair
+//!   is multiplied by `1 / (1 - exp(-(bytes/count)/R))`, the inverse of the probability that
+//!   an allocation of the record's mean size was sampled;
+//! * version 1 sampling, `heap/N`: the mean sampling interval is `R = N/2`; a record whose
+//!   mean size is below `R` stands for `R / (bytes/count)` times as many allocations;
+//! * no `@ type` and equal in-use and allocated totals: version 1 with R = 128 KiB.
+//!
+//! Values stay `f64`; they are truncated only when printed. Where pprof divides by zero (a
+//! `0: 0` pair under version 1 sampling dies with "Illegal division by zero"), rpprof leaves
+//! the pair unscaled: there is nothing to scale.
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use regex::bytes::Regex;
+
+use super::lines::{self, Line, Lines};
+use super::{Format, HEAP_TYPES, Header, HeapSampling, Kind, Profile, Sample, maps, parse_hex};
+use crate::error::{Error, Location, Result};
+
+fn header_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        // SANITY: a constant pattern, checked by the tests.
+        #[allow(clippy::unwrap_used)]
+        Regex::new(
+            r"^heap profile:\s*(\d+):\s+(\d+)\s+\[\s*(\d+):\s+(\d+)\](\s*@\s*([^/]*)(/(\d+))?)?",
+        )
+        .unwrap()
+    })
+}
+
+fn sample_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        // SANITY: a constant pattern, checked by the tests.
+        #[allow(clippy::unwrap_used)]
+        Regex::new(r"^(\d+):\s*(\d+)\s+\[\s*(\d+):\s*(\d+)\s*\]\s*@(?:\s+(.*))?$").unwrap()
+    })
+}
+
+fn thread_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        // SANITY: a constant pattern, checked by the tests.
+        #[allow(clippy::unwrap_used)]
+        Regex::new(r"^t(\*|\d+):\s+(\d+):\s+(\d+)\s+\[\s*(\d+):\s+(\d+)\]$").unwrap()
+    })
+}
+
+/// Parses the header's sampling description as google-pprof does.
+fn sampling_of(header: &[u8], notes: &mut Vec<String>) -> (HeapSampling, u64) {
+    let mut algorithm = 0;
+    let mut adjustment = 0.0f64;
+    let mut period = 0u64;
+    if let Some(c) = header_re().captures(header) {
+        let num = |i: usize| -> f64 {
+            c.get(i)
+                .and_then(|m| lines::parse_u64(m.as_bytes()))
+                .map_or(0.0, |v| v as f64)
+        };
+        match c.get(6).map(|m| m.as_bytes()).filter(|t| !t.is_empty()) {
+            Some(ty) => {
+                let rate = c.get(8).and_then(|m| lines::parse_u64(m.as_bytes()));
+                let is_heap = ty.windows(4).any(|w| w == b"heap");
+                if ty == b"heapprofile" || !is_heap {
+                    algorithm = 0;
+                } else if ty.windows(3).any(|w| w == b"_v2") {
+                    algorithm = 2;
+                    if let Some(r) = rate {
+                        adjustment = r as f64;
+                        period = r;
+                    }
+                } else {
+                    algorithm = 1;
+                    if let Some(r) = rate {
+                        adjustment = r as f64 / 2.0;
+                        period = r;
+                    }
+                }
+            }
+            None => {
+                // No type: a remote heap profile of version 1 when the in-use and allocated
+                // totals are equal.
+                if num(1) == num(3) && num(2) == num(4) {
+                    algorithm = 1;
+                }
+            }
+        }
+    }
+    if algorithm == 0 {
+        return (HeapSampling::None, 0);
+    }
+    if adjustment == 0.0 {
+        adjustment = 128.0 * 1024.0;
+        notes.push("Adjusting heap profiles for 1-in-128KB sampling rate".to_string());
+    } else {
+        notes.push(format!(
+            "Adjusting heap profiles for 1-in-{} sampling rate",
+            adjustment.trunc() as i64
+        ));
+    }
+    if algorithm == 2 {
+        notes.push("Heap version 2".to_string());
+        (HeapSampling::V2 { rate: adjustment }, period)
+    } else {
+        (HeapSampling::V1 { adjustment }, period)
+    }
+}
+
+/// Scales one (count, bytes) pair for the sampling: google-pprof's formulas, without its
+/// divisions by zero.
+pub fn scale_pair(sampling: HeapSampling, n: f64, s: f64) -> (f64, f64) {
+    match sampling {
+        HeapSampling::None => (n, s),
+        HeapSampling::V2 { rate } => {
+            if n == 0.0 || s == 0.0 {
+                return (n, s);
+            }
+            let ratio = (s / n) / rate;
+            let scale = 1.0 / (1.0 - (-ratio).exp());
+            (n * scale, s * scale)
+        }
+        HeapSampling::V1 { adjustment } => {
+            if n == 0.0 || s == 0.0 {
+                return (n, s);
+            }
+            let ratio = (s / n) / adjustment;
+            if ratio < 1.0 {
+                (n / ratio, s / ratio)
+            } else {
+                (n, s)
+            }
+        }
+    }
+}
+
+/// Parses a stack of hex addresses; callers (all but the first) move back one byte.
+pub(crate) fn parse_stack(text: &[u8], path: &Path, line: usize) -> Result<Vec<u64>> {
+    let mut stack = Vec::new();
+    for (i, f) in lines::fields(text).enumerate() {
+        let Some(a) = parse_hex(f) else {
+            return Err(Error::format(
+                path,
+                Location::Line(line),
+                format!("bad address {:?} in stack", lines::shorten(f, 40)),
+            ));
+        };
+        stack.push(if i == 0 { a } else { a.wrapping_sub(1) });
+    }
+    Ok(stack)
+}
+
+fn count(m: Option<regex::bytes::Match<'_>>, path: &Path, line: &Line<'_>) -> Result<f64> {
+    m.and_then(|m| lines::parse_u64(m.as_bytes()))
+        .map(|v| v as f64)
+        .ok_or_else(|| {
+            Error::format(
+                path,
+                Location::Line(line.number),
+                format!("count out of range in {:?}", lines::shorten(line.text, 60)),
+            )
+        })
+}
+
+/// True for the line that starts the memory map section; reads the section into `p`.
+fn maybe_maps(l: &Line<'_>, lines: &mut Lines<'_>, path: &Path, p: &mut Profile) -> bool {
+    let t = l.text;
+    if t.starts_with(b"MAPPED_LIBRARIES:") || t.starts_with(b"--- Memory map:") {
+        maps::read_section(lines, path, p);
+        true
+    } else {
+        false
+    }
+}
+
+/// Reads a `heap profile:` text profile whose header line is `header`.
+pub fn parse_text(lines: &mut Lines<'_>, header: &Header<'_>, path: &Path) -> Result<Profile> {
+    let growth = header.text.windows(6).any(|w| w == b"growth");
+    let kind = if growth { Kind::Growth } else { Kind::Heap };
+    let mut p = Profile::new(
+        kind,
+        Format::HeapText,
+        String::from_utf8_lossy(header.text).into_owned(),
+    );
+    p.sample_types = HEAP_TYPES.to_vec();
+    let (sampling, period) = sampling_of(header.text, &mut p.notes);
+    p.sampling = sampling;
+    p.period = period;
+    while let Some(l) = lines.next_line() {
+        if maybe_maps(&l, lines, path, &mut p) {
+            break;
+        }
+        let t = l.text.trim_ascii();
+        if t.is_empty() || t.starts_with(b"#") {
+            continue;
+        }
+        let Some(c) = sample_re().captures(t) else {
+            let what = if l.terminated {
+                "bad sample line"
+            } else {
+                "truncated sample line"
+            };
+            return Err(Error::format(
+                path,
+                Location::Line(l.number),
+                format!("{what} {:?}", lines::shorten(l.text, 60)),
+            ));
+        };
+        let n1 = count(c.get(1), path, &l)?;
+        let s1 = count(c.get(2), path, &l)?;
+        let n2 = count(c.get(3), path, &l)?;
+        let s2 = count(c.get(4), path, &l)?;
+        let (n1, s1) = scale_pair(sampling, n1, s1);
+        let (n2, s2) = scale_pair(sampling, n2, s2);
+        let stack = parse_stack(c.get(5).map_or(&b""[..], |m| m.as_bytes()), path, l.number)?;
+        p.samples.push(Sample {
+            stack,
+            values: vec![n1, s1, n2, s2],
+        });
+    }
+    Ok(p)
+}
+
+/// Reads jemalloc's threaded heap profile (first line `heap_v2/<rate>`), as jeprof does.
+pub fn parse_jemalloc(lines: &mut Lines<'_>, header: &Header<'_>, path: &Path) -> Result<Profile> {
+    let rate = lines::parse_u64(header.text["heap_v2/".len()..].trim_ascii()).ok_or_else(|| {
+        Error::format(
+            path,
+            Location::Line(header.line),
+            "threaded heap profile needs a sampling rate: heap_v2/<rate>",
+        )
+    })?;
+    let mut p = Profile::new(
+        Kind::Heap,
+        Format::Jemalloc,
+        String::from_utf8_lossy(header.text).into_owned(),
+    );
+    p.sample_types = HEAP_TYPES.to_vec();
+    // jeprof scales with the version 2 formula; a rate of 0 leaves values as they are.
+    p.sampling = if rate == 0 {
+        HeapSampling::None
+    } else {
+        HeapSampling::V2 { rate: rate as f64 }
+    };
+    p.period = rate;
+    let mut stack: Option<Vec<u64>> = None;
+    while let Some(l) = lines.next_line() {
+        if maybe_maps(&l, lines, path, &mut p) {
+            break;
+        }
+        let t = l.text.trim_ascii();
+        if t.is_empty() {
+            continue;
+        }
+        if let Some(rest) = t.strip_prefix(b"@") {
+            stack = Some(parse_stack(rest, path, l.number)?);
+            continue;
+        }
+        let Some(c) = thread_re().captures(t) else {
+            let what = if l.terminated {
+                "bad line"
+            } else {
+                "truncated line"
+            };
+            return Err(Error::format(
+                path,
+                Location::Line(l.number),
+                format!("{what} {:?}", lines::shorten(l.text, 60)),
+            ));
+        };
+        // Thread lines before the first stack are per-thread summaries.
+        let Some(st) = &stack else { continue };
+        let n1 = count(c.get(2), path, &l)?;
+        let s1 = count(c.get(3), path, &l)?;
+        let n2 = count(c.get(4), path, &l)?;
+        let s2 = count(c.get(5), path, &l)?;
+        let (n1, s1) = scale_pair(p.sampling, n1, s1);
+        let (n2, s2) = scale_pair(p.sampling, n2, s2);
+        let sample = Sample {
+            stack: st.clone(),
+            values: vec![n1, s1, n2, s2],
+        };
+        let thread = c.get(1).map_or(&b"*"[..], |m| m.as_bytes());
+        if thread == b"*" {
+            p.samples.push(sample);
+        } else {
+            let id = lines::parse_u64(thread).ok_or_else(|| {
+                Error::format(path, Location::Line(l.number), "thread id out of range")
+            })?;
+            p.threads.entry(id).or_default().push(sample);
+        }
+    }
+    Ok(p)
+}

@@ -1,0 +1,487 @@
+//! Stage 1: read a profile file into a [`Profile`] of raw addresses.
+//!
+//! [`parse`] sniffs the format from the first bytes and hands the data to one reader per format;
+//! a reader either takes the file or rejects it with the reason and the line or byte offset.
+//! Readers never symbolize: a symbolized (`--raw`) profile's names are returned beside the
+//! samples in [`Profile::symbols`], not merged into them.
+//!
+//! Addresses are kept as pprof keeps them: the leaf (first) address of each stack as recorded,
+//! every caller address minus one so that it points into the call instruction rather than at the
+//! return address. Values are `f64` because pprof's unsampling math keeps fractions until a
+//! number is printed.
+
+mod contention;
+mod cpu;
+mod heap;
+mod lines;
+pub mod maps;
+mod symbolized;
+mod thread;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::Path;
+
+use crate::error::{Error, Location, Result};
+pub use maps::Mapping;
+
+/// What a profile measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// In-use and allocated memory (tcmalloc, jemalloc).
+    Heap,
+    /// Heap growth stacks (tcmalloc `GetHeapGrowthStacks`, brpc `/pprof/growth`).
+    Growth,
+    /// CPU samples (gperftools `CPUPROFILE`).
+    Cpu,
+    /// Lock contention (brpc `/pprof/contention`, `contentionz`).
+    Contention,
+    /// Thread stacks (`threadz`): a count of threads per stack.
+    Thread,
+}
+
+impl Kind {
+    /// The name pprof uses for this type of profile.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Heap => "heap",
+            Kind::Growth => "growth",
+            Kind::Cpu => "cpu",
+            Kind::Contention => "contention",
+            Kind::Thread => "thread",
+        }
+    }
+}
+
+/// The file format a profile was read from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Format {
+    /// Text heap profile, `heap profile: ...` (tcmalloc heap profiler, `GetHeapSample`, growth).
+    HeapText,
+    /// jemalloc's threaded `heap_v2/N` profile (`@` stack lines followed by `t*:`/`tN:` lines).
+    Jemalloc,
+    /// gperftools' binary CPU profile.
+    CpuBinary {
+        /// Bytes per word: 4 or 8.
+        word: u8,
+        /// Big-endian words.
+        big_endian: bool,
+    },
+    /// Text contention profile (`--- contention`, `--- contentionz`, old `--- Stacks:`).
+    Contention,
+    /// Text thread profile (`--- threadz`).
+    Threadz,
+}
+
+/// How a heap profile was sampled, which decides how its values were scaled up when read.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum HeapSampling {
+    /// Every allocation was recorded (the heap profiler's `heapprofile`, growth profiles).
+    None,
+    /// Version 1 sampling: a record stands for `adjustment / (size / count)` allocations when
+    /// that ratio is above one.
+    V1 {
+        /// Mean bytes between samples.
+        adjustment: f64,
+    },
+    /// Version 2 (Poisson) sampling: each record is scaled by `1 / (1 - exp(-(size/count)/rate))`.
+    V2 {
+        /// Mean bytes between samples.
+        rate: f64,
+    },
+}
+
+/// One value column of a profile, named as Go pprof names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SampleType {
+    /// e.g. `inuse_space`, `samples`, `delay`.
+    pub name: &'static str,
+    /// e.g. `bytes`, `count`, `nanoseconds`.
+    pub unit: &'static str,
+}
+
+/// One record: a stack and its values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sample {
+    /// Absolute addresses, leaf first; callers already moved back by one byte.
+    pub stack: Vec<u64>,
+    /// One value per [`Profile::sample_types`] entry.
+    pub values: Vec<f64>,
+}
+
+/// Names that came with a symbolized profile (`--- symbol` section).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EmbeddedSymbols {
+    /// The `binary=` line: the program the profile came from.
+    pub binary: Option<String>,
+    /// Address → the names as written, innermost last, separated by `--`.
+    pub names: BTreeMap<u64, String>,
+}
+
+/// A profile as read from a file: raw addresses and values, no symbols.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Profile {
+    /// What it measures.
+    pub kind: Kind,
+    /// What file format it came from.
+    pub format: Format,
+    /// The header line (empty for binary CPU profiles).
+    pub header: String,
+    /// The value columns of every sample.
+    pub sample_types: Vec<SampleType>,
+    /// CPU: the sampling period in microseconds; contention: the sampling period; heap: the
+    /// sampling rate in bytes (0 when not sampled).
+    pub period: u64,
+    /// For heap profiles, how values were scaled.
+    pub sampling: HeapSampling,
+    /// The records, in file order.
+    pub samples: Vec<Sample>,
+    /// jemalloc: per-thread records (thread id → records), besides the `t*` totals in `samples`.
+    pub threads: BTreeMap<u64, Vec<Sample>>,
+    /// The memory map written with the profile.
+    pub mappings: Vec<Mapping>,
+    /// Hex digits in an address: 16, or 8 for 32-bit CPU profiles.
+    pub address_width: usize,
+    /// Symbols that came with the file, for symbolized profiles.
+    pub symbols: Option<EmbeddedSymbols>,
+    /// Informational messages pprof prints while reading this file, in order
+    /// (e.g. "Adjusting heap profiles for 1-in-524288 sampling rate").
+    pub notes: Vec<String>,
+}
+
+impl Profile {
+    fn new(kind: Kind, format: Format, header: String) -> Profile {
+        Profile {
+            kind,
+            format,
+            header,
+            sample_types: Vec::new(),
+            period: 0,
+            sampling: HeapSampling::None,
+            samples: Vec::new(),
+            threads: BTreeMap::new(),
+            mappings: Vec::new(),
+            address_width: 16,
+            symbols: None,
+            notes: Vec::new(),
+        }
+    }
+
+    /// True for jemalloc profiles, which are read and reported as jeprof does.
+    pub fn is_jemalloc(&self) -> bool {
+        self.format == Format::Jemalloc
+    }
+
+    /// Every distinct address in the samples (and per-thread samples), sorted.
+    pub fn addresses(&self) -> Vec<u64> {
+        let mut v: Vec<u64> = self
+            .samples
+            .iter()
+            .chain(self.threads.values().flatten())
+            .flat_map(|s| s.stack.iter().copied())
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+}
+
+/// Sample types of heap and growth profiles, in pprof's index order.
+pub const HEAP_TYPES: [SampleType; 4] = [
+    SampleType {
+        name: "inuse_objects",
+        unit: "count",
+    },
+    SampleType {
+        name: "inuse_space",
+        unit: "bytes",
+    },
+    SampleType {
+        name: "alloc_objects",
+        unit: "count",
+    },
+    SampleType {
+        name: "alloc_space",
+        unit: "bytes",
+    },
+];
+
+/// Sample type of CPU profiles.
+pub const CPU_TYPES: [SampleType; 1] = [SampleType {
+    name: "samples",
+    unit: "count",
+}];
+
+/// Sample types of contention profiles, in pprof's index order (`--total_delay`,
+/// `--contentions`, `--mean_delay`).
+pub const CONTENTION_TYPES: [SampleType; 3] = [
+    SampleType {
+        name: "delay",
+        unit: "nanoseconds",
+    },
+    SampleType {
+        name: "contentions",
+        unit: "count",
+    },
+    SampleType {
+        name: "mean_delay",
+        unit: "nanoseconds",
+    },
+];
+
+/// Sample type of thread profiles.
+pub const THREAD_TYPES: [SampleType; 1] = [SampleType {
+    name: "thread",
+    unit: "count",
+}];
+
+/// Reads a profile from the bytes of the file at `path` (used in messages only).
+///
+/// The format is sniffed from the first bytes: a non-printable first byte means a binary CPU
+/// profile; otherwise the first line that is not a `%` command is the header that names the
+/// format.
+pub fn parse(data: &[u8], path: &Path) -> Result<Profile> {
+    if data.is_empty() {
+        return Err(Error::format(
+            path,
+            Location::None,
+            "empty file: not a profile",
+        ));
+    }
+    if !is_print(data[0]) {
+        return cpu::parse(data, 0, path);
+    }
+    let mut lines = lines::Lines::new(data);
+    let mut notes = Vec::new();
+    let Some(mut header) = read_header(&mut lines, &mut notes) else {
+        return Err(Error::format(
+            path,
+            Location::Line(lines.line_no()),
+            "no profile header line",
+        ));
+    };
+    let mut symbols = None;
+    if starts_marker(header.text, b"symbol") {
+        symbols = Some(symbolized::read_symbols(&mut lines, path, &mut notes)?);
+        // The profile proper follows the symbol section: a `--- profile` line and binary CPU
+        // data, or any text profile.
+        if lines.at_end() {
+            return Err(Error::format(
+                path,
+                Location::Line(lines.line_no()),
+                "symbolized profile has no profile section after its symbols",
+            ));
+        }
+        let pos = lines.offset();
+        if !is_print(data[pos]) {
+            return with_symbols(cpu::parse(data, pos, path), symbols, notes);
+        }
+        header = match read_header(&mut lines, &mut notes) {
+            Some(h) => h,
+            None => {
+                return Err(Error::format(
+                    path,
+                    Location::Line(lines.line_no()),
+                    "symbolized profile has no profile section after its symbols",
+                ));
+            }
+        };
+    }
+    // jeprof writes a `--- heap` / `--- growth` marker before a text profile's own header.
+    if starts_marker(header.text, b"heap") || starts_marker(header.text, b"growth") {
+        header = match read_header(&mut lines, &mut notes) {
+            Some(h) => h,
+            None => {
+                return Err(Error::format(
+                    path,
+                    Location::Line(lines.line_no()),
+                    "no heap profile after its \"---\" marker",
+                ));
+            }
+        };
+    }
+    let text = header.text;
+    let result = if text.starts_with(b"heap profile:") {
+        heap::parse_text(&mut lines, &header, path)
+    } else if starts_marker(text, b"contention") || starts_marker(text, b"contentionz") {
+        contention::parse(&mut lines, &header, path, false)
+    } else if starts_marker(text, b"Stacks:") {
+        contention::parse(&mut lines, &header, path, true)
+    } else if starts_marker(text, b"profile") {
+        let pos = lines.offset();
+        if pos >= data.len() {
+            Err(Error::format(
+                path,
+                Location::Line(header.line),
+                "no CPU profile data after \"--- profile\"",
+            ))
+        } else {
+            cpu::parse(data, pos, path)
+        }
+    } else if starts_marker(text, b"threadz") || text.starts_with(b"--- Thread ") {
+        thread::parse(&mut lines, &header, path)
+    } else if text.starts_with(b"heap_v2/") {
+        heap::parse_jemalloc(&mut lines, &header, path)
+    } else {
+        Err(Error::format(
+            path,
+            Location::Line(header.line),
+            format!(
+                "unrecognized profile format: first line {:?}",
+                lines::shorten(text, 60)
+            ),
+        ))
+    };
+    with_symbols(result, symbols, notes)
+}
+
+fn with_symbols(
+    result: Result<Profile>,
+    symbols: Option<EmbeddedSymbols>,
+    mut notes: Vec<String>,
+) -> Result<Profile> {
+    let mut p = result?;
+    if symbols.is_some() {
+        p.symbols = symbols;
+    }
+    notes.append(&mut p.notes);
+    p.notes = notes;
+    Ok(p)
+}
+
+/// A header line: its text (without line end) and 1-based line number.
+pub(crate) struct Header<'a> {
+    pub text: &'a [u8],
+    pub line: usize,
+}
+
+/// Reads pprof's header section: `%warn` and other `%` commands, then the header line.
+fn read_header<'a>(lines: &mut lines::Lines<'a>, notes: &mut Vec<String>) -> Option<Header<'a>> {
+    while let Some(l) = lines.next_line() {
+        if let Some(rest) = l.text.strip_prefix(b"%warn")
+            && (rest.is_empty() || rest[0].is_ascii_whitespace())
+        {
+            let msg = String::from_utf8_lossy(rest.trim_ascii());
+            notes.push(format!("WARNING: {msg}"));
+            continue;
+        }
+        if l.text.starts_with(b"%") {
+            notes.push(format!(
+                "Ignoring unknown command from profile header: {}",
+                String::from_utf8_lossy(l.text)
+            ));
+            continue;
+        }
+        return Some(Header {
+            text: l.text,
+            line: l.number,
+        });
+    }
+    None
+}
+
+/// `--- *<word>` as pprof matches section markers.
+fn starts_marker(line: &[u8], word: &[u8]) -> bool {
+    let Some(rest) = line.strip_prefix(b"---") else {
+        return false;
+    };
+    let rest = rest.trim_ascii_start();
+    rest.starts_with(word)
+}
+
+/// True when the first bytes of a file look like a profile rpprof reads (and not like an ELF
+/// program).
+pub fn looks_like_profile(head: &[u8]) -> bool {
+    if head.is_empty() || head.starts_with(b"\x7fELF") {
+        return false;
+    }
+    if is_print(head[0]) {
+        let starts = [&b"heap profile:"[..], b"heap_v2/", b"--- ", b"---", b"%"];
+        return starts.iter().any(|s| head.starts_with(s));
+    }
+    if head.len() >= 16 && head[..8].iter().all(|&b| b == 0) {
+        return head[8..16] == [3, 0, 0, 0, 0, 0, 0, 0] || head[8..16] == [0, 0, 0, 0, 0, 0, 0, 3];
+    }
+    head.len() >= 8
+        && head[..4] == [0, 0, 0, 0]
+        && (head[4..8] == [3, 0, 0, 0] || head[4..8] == [0, 0, 0, 3])
+}
+
+fn is_print(b: u8) -> bool {
+    (0x20..0x7f).contains(&b)
+}
+
+/// Parses a hex address as pprof writes them: optional `0x`, up to 16 hex digits.
+pub(crate) fn parse_hex(s: &[u8]) -> Option<u64> {
+    let digits = s
+        .strip_prefix(b"0x")
+        .or_else(|| s.strip_prefix(b"0X"))
+        .unwrap_or(s);
+    if digits.is_empty() {
+        return None;
+    }
+    let mut v: u64 = 0;
+    let mut significant = 0usize;
+    for &c in digits {
+        let d = (c as char).to_digit(16)?;
+        if v != 0 || d != 0 {
+            significant += 1;
+        }
+        if significant > 16 {
+            return None;
+        }
+        v = (v << 4) | u64::from(d);
+    }
+    Some(v)
+}
+
+impl fmt::Display for Profile {
+    /// The canonical dump: header facts, then one line per sample (values, then addresses),
+    /// then the mappings. Used by golden tests.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "kind: {}", self.kind.name())?;
+        writeln!(f, "format: {:?}", self.format)?;
+        writeln!(f, "period: {}", self.period)?;
+        writeln!(f, "sampling: {:?}", self.sampling)?;
+        let names: Vec<String> = self
+            .sample_types
+            .iter()
+            .map(|t| format!("{}/{}", t.name, t.unit))
+            .collect();
+        writeln!(f, "samples: {}", names.join(" "))?;
+        let w = self.address_width;
+        let dump = |f: &mut fmt::Formatter<'_>, s: &Sample| -> fmt::Result {
+            for v in &s.values {
+                write!(f, "{v} ")?;
+            }
+            f.write_str("@")?;
+            for a in &s.stack {
+                write!(f, " {a:0w$x}")?;
+            }
+            f.write_str("\n")
+        };
+        for s in &self.samples {
+            dump(f, s)?;
+        }
+        for (t, samples) in &self.threads {
+            writeln!(f, "thread {t}:")?;
+            for s in samples {
+                dump(f, s)?;
+            }
+        }
+        writeln!(f, "mappings:")?;
+        for m in &self.mappings {
+            writeln!(f, "{m}")?;
+        }
+        if let Some(sym) = &self.symbols {
+            writeln!(f, "symbols: binary={:?}", sym.binary)?;
+            for (a, n) in &sym.names {
+                writeln!(f, "{a:0w$x} {n}")?;
+            }
+        }
+        for n in &self.notes {
+            writeln!(f, "note: {n}")?;
+        }
+        Ok(())
+    }
+}

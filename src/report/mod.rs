@@ -1,0 +1,74 @@
+//! Stage 4: render the aggregated profile in the chosen output mode, one module per mode.
+
+pub mod text;
+
+/// The output modes of pprof (and rpprof's additions).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// `--text`.
+    #[default]
+    Text,
+    /// `--callgrind`.
+    Callgrind,
+    /// `--collapsed`.
+    Collapsed,
+    /// `--raw`.
+    Raw,
+    /// `--dot`.
+    Dot,
+    /// `--svg`.
+    Svg,
+    /// `--pdf`.
+    Pdf,
+    /// `--ps`.
+    Ps,
+    /// `--gif`.
+    Gif,
+    /// `--gv`.
+    Gv,
+    /// `--evince`.
+    Evince,
+    /// `--web`.
+    Web,
+    /// `--list=<regexp>`.
+    List,
+    /// `--disasm=<regexp>`.
+    Disasm,
+    /// `--symbols`.
+    Symbols,
+    /// `--interactive`.
+    Interactive,
+    /// `--flame` (rpprof).
+    Flame,
+    /// `--proto` (rpprof).
+    Proto,
+    /// `--traces` (Go pprof's).
+    Traces,
+}
+
+impl Mode {
+    /// The option that selects this mode.
+    pub fn flag(self) -> &'static str {
+        match self {
+            Mode::Text => "--text",
+            Mode::Callgrind => "--callgrind",
+            Mode::Collapsed => "--collapsed",
+            Mode::Raw => "--raw",
+            Mode::Dot => "--dot",
+            Mode::Svg => "--svg",
+            Mode::Pdf => "--pdf",
+            Mode::Ps => "--ps",
+            Mode::Gif => "--gif",
+            Mode::Gv => "--gv",
+            Mode::Evince => "--evince",
+            Mode::Web => "--web",
+            Mode::List => "--list",
+            Mode::Disasm => "--disasm",
+            Mode::Symbols => "--symbols",
+            Mode::Interactive => "--interactive",
+            Mode::Flame => "--flame",
+            Mode::Proto => "--proto",
+            Mode::Traces => "--traces",
+        }
+    }
+}

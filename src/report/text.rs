@@ -1,0 +1,199 @@
+//! `--text`: one line per node — flat, flat%, sum%, cum, cum%, name — sorted by flat (or
+//! `--cum`) value, then by name; plus, with `--stacks`, every stack and (heap profiles) every
+//! record as the heap profiler's leak report lists it.
+
+use std::io::{self, Write};
+
+use crate::graph::{Granularity, Reduced, Stacks, addr_key};
+use crate::symbolize::SymbolTable;
+use crate::symbolize::demangle::short_name;
+use crate::units::{Measure, percent, perl_int, perl_num};
+
+/// What the text report needs besides the data.
+#[derive(Debug, Clone)]
+pub struct TextOptions {
+    /// Sort by cumulative value.
+    pub cum: bool,
+    /// How values print.
+    pub measure: Measure,
+    /// Granularity (addresses prefix the symbol).
+    pub granularity: Granularity,
+    /// Keep template arguments in names.
+    pub keep_templates: bool,
+    /// Hex digits in an address.
+    pub address_width: usize,
+    /// Print at most this many lines (`None`: all).
+    pub limit: Option<usize>,
+}
+
+/// The `Total:` line: printed only when the total is not zero; `thread` labels jeprof's
+/// per-thread reports.
+pub fn write_total(
+    out: &mut dyn Write,
+    total: f64,
+    measure: Measure,
+    thread: Option<&str>,
+) -> io::Result<()> {
+    if total != 0.0 {
+        let label = thread.map(|t| format!(" (t{t})")).unwrap_or_default();
+        writeln!(
+            out,
+            "Total{label}: {} {}",
+            measure.unparse(total),
+            measure.units()
+        )?;
+    }
+    Ok(())
+}
+
+/// pprof's `PrintText`: the table of nodes.
+pub fn write_table(
+    out: &mut dyn Write,
+    reduced: &Reduced,
+    symbols: &SymbolTable,
+    o: &TextOptions,
+) -> io::Result<()> {
+    let (flat, cum, seen) = reduced.flat_cum();
+    let total: f64 = flat.iter().sum();
+    let sort_by = if o.cum { &cum } else { &flat };
+    let mut order: Vec<usize> = (0..reduced.nodes.len()).filter(|&i| seen[i]).collect();
+    order.sort_by(|&a, &b| {
+        sort_by[b]
+            .partial_cmp(&sort_by[a])
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then_with(|| reduced.nodes[a].key.cmp(&reduced.nodes[b].key))
+    });
+    let mut running = 0.0;
+    for (lines, i) in order.into_iter().enumerate() {
+        if o.limit.is_some_and(|l| lines >= l) {
+            break;
+        }
+        let f = flat[i];
+        let c = cum[i];
+        running += f;
+        let node = &reduced.nodes[i];
+        let mut name = node.key.clone();
+        if let Some(frames) = node.addr.and_then(|a| symbols.get(a))
+            && let Some(first) = frames.first()
+        {
+            let sym = format!(
+                "{} {}",
+                short_name(&first.function, o.keep_templates),
+                first.fileline
+            );
+            name = if o.granularity == Granularity::Addresses {
+                format!("{} {sym}", node.key)
+            } else {
+                sym
+            };
+        }
+        if f != 0.0 || c != 0.0 {
+            writeln!(
+                out,
+                "{:>8} {:>6} {:>6} {:>8} {:>6} {}",
+                o.measure.unparse(f),
+                percent(f, total),
+                percent(running, total),
+                o.measure.unparse(c),
+                percent(c, total),
+                name
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// pprof's `ExtractSymbolLocation`: `file:line:function` of an address's outer frame.
+fn location(symbols: &SymbolTable, a: u64, keep: bool) -> String {
+    match symbols.get(a).and_then(|f| f.first()) {
+        Some(f) => {
+            let file = if f.fileline == "?" || f.fileline == ":0" {
+                "??:0"
+            } else {
+                f.fileline.as_str()
+            };
+            format!("{file}:{}", short_name(&f.function, keep))
+        }
+        None => "??:0:unknown".to_string(),
+    }
+}
+
+/// `--stacks`: every stack of the profile with its value, each frame as
+/// `(address) file:line:function`.
+pub fn write_stacks(
+    out: &mut dyn Write,
+    stacks: &Stacks,
+    symbols: &SymbolTable,
+    o: &TextOptions,
+) -> io::Result<()> {
+    writeln!(out, "Stacks:\n")?;
+    let mut all = stacks.sorted();
+    all.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal));
+    let w = o.address_width;
+    for (stack, v) in all {
+        let frames: Vec<String> = stack
+            .iter()
+            .map(|&a| {
+                format!(
+                    "({}) {}",
+                    addr_key(a, w),
+                    location(symbols, a, o.keep_templates)
+                )
+            })
+            .collect();
+        let count = perl_int(v);
+        writeln!(out, "{count:<8} {}\n", frames.join("\n         "))?;
+    }
+    Ok(())
+}
+
+/// One record of a heap profile for the leak listing of `--stacks`: in-use objects and bytes
+/// and the stack.
+pub struct LeakRecord<'a> {
+    /// In-use objects.
+    pub objects: f64,
+    /// In-use bytes.
+    pub bytes: f64,
+    /// The stack, leaf first.
+    pub stack: &'a [u64],
+}
+
+/// The heap profiler's leak listing that pprof's `--stacks` appends for heap profiles:
+/// records by in-use bytes, largest first (file order among equals).
+pub fn write_leaks(
+    out: &mut dyn Write,
+    records: &[LeakRecord<'_>],
+    symbols: &SymbolTable,
+    o: &TextOptions,
+) -> io::Result<()> {
+    if records.is_empty() {
+        return Ok(());
+    }
+    let mut order: Vec<&LeakRecord<'_>> = records.iter().collect();
+    order.sort_by(|a, b| {
+        b.bytes
+            .partial_cmp(&a.bytes)
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    let w = o.address_width;
+    for r in order {
+        writeln!(
+            out,
+            "Leak of {} bytes in {} objects allocated from:",
+            perl_num(r.bytes),
+            perl_num(r.objects)
+        )?;
+        for &a in r.stack {
+            let sym = match symbols.get(a).and_then(|f| f.first()) {
+                Some(f) => format!(
+                    "{} {}",
+                    short_name(&f.function, o.keep_templates),
+                    f.fileline
+                ),
+                None => "unknown".to_string(),
+            };
+            writeln!(out, "\t@ {} {sym}", addr_key(a, w))?;
+        }
+    }
+    writeln!(out)
+}

@@ -1,0 +1,153 @@
+//! Demangling as binutils does it for `nm --demangle` and `addr2line -C`, and pprof's short
+//! names.
+//!
+//! A name is demangled as Rust (legacy `_ZN...17h<hash>E` or v0 `_R...`) when it is one,
+//! otherwise as C++ (Itanium ABI); a leading run of `.`/`$` and an `@version` suffix are set
+//! aside first and put back after, as binutils' `bfd_demangle` does. Names that do not
+//! demangle are kept as they are.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+/// Demangles a symbol name the way `nm --demangle` prints it (without the version suffix nm
+/// appends for dynamic symbols).
+pub fn nm_name(raw: &[u8]) -> String {
+    let s = String::from_utf8_lossy(raw);
+    demangle(&s)
+}
+
+/// Demangles `name` as binutils' `bfd_demangle(name, DMGL_PARAMS | DMGL_ANSI)`.
+pub fn demangle(name: &str) -> String {
+    let body = name.trim_start_matches(['.', '$']);
+    let prefix = &name[..name.len() - body.len()];
+    let (core, suffix) = match body.find('@') {
+        Some(i) => (&body[..i], &body[i..]),
+        None => (body, ""),
+    };
+    match demangle_core(core) {
+        Some(d) => format!("{prefix}{d}{suffix}"),
+        None => name.to_string(),
+    }
+}
+
+/// Demangles one mangled name, or `None` when it is not one.
+pub fn demangle_core(name: &str) -> Option<String> {
+    if (name.starts_with("_R") || (name.starts_with("_ZN") && name.ends_with('E')))
+        && let Ok(d) = rustc_demangle::try_demangle(name)
+    {
+        // Legacy names are only Rust's when they end in a hash.
+        let is_rust = name.starts_with("_R") || looks_like_rust_legacy(name);
+        if is_rust {
+            return Some(format!("{d:#}"));
+        }
+    }
+    if !name.starts_with("_Z") {
+        return None;
+    }
+    let sym = cpp_demangle::Symbol::new(name.as_bytes()).ok()?;
+    let opts = cpp_demangle::DemangleOptions::default();
+    sym.demangle_with_options(&opts).ok()
+}
+
+/// `..17h<16 hex digits>E`: the hash element that ends a legacy Rust symbol.
+fn looks_like_rust_legacy(name: &str) -> bool {
+    let b = name.as_bytes();
+    if b.len() < 20 {
+        return false;
+    }
+    let tail = &b[b.len() - 20..];
+    tail.starts_with(b"17h") && tail[3..19].iter().all(u8::is_ascii_hexdigit) && tail[19] == b'E'
+}
+
+fn re(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
+    // SANITY: the patterns are constants, exercised by the unit tests below.
+    #[allow(clippy::unwrap_used)]
+    cell.get_or_init(|| Regex::new(pattern).unwrap())
+}
+
+/// pprof's `ShortFunctionName`: drops argument lists (and a `const` after them), the
+/// `<address>` tag pprof puts on nm names, template arguments (unless `keep_templates`), and
+/// a leading return type.
+pub fn short_name(full: &str, keep_templates: bool) -> String {
+    static ARGS: OnceLock<Regex> = OnceLock::new();
+    static TAG: OnceLock<Regex> = OnceLock::new();
+    static TEMPLATE: OnceLock<Regex> = OnceLock::new();
+    static LEADING: OnceLock<Regex> = OnceLock::new();
+    if !full.contains(['(', '<', ' ', '\t']) {
+        return full.to_string();
+    }
+    let args = re(&ARGS, r"\([^()]*\)(?:\s*const)?");
+    let mut s = full.to_string();
+    while args.is_match(&s) {
+        s = args.replace_all(&s, "").into_owned();
+    }
+    s = re(&TAG, r"<[0-9a-f]*>$").replace(&s, "").into_owned();
+    if !keep_templates {
+        let t = re(&TEMPLATE, r"<[^<>]*>");
+        while t.is_match(&s) {
+            s = t.replace_all(&s, "").into_owned();
+        }
+    }
+    re(&LEADING, r"^.*\s+((?-u:\w)+::)")
+        .replace(&s, "$1")
+        .into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpp_and_versions() {
+        assert_eq!(demangle("_Z3fooi"), "foo(int)");
+        assert_eq!(
+            demangle("_ZSt19__throw_ios_failurePKci@@GLIBCXX_3.4.26"),
+            "std::__throw_ios_failure(char const*, int)@@GLIBCXX_3.4.26"
+        );
+        assert_eq!(demangle("main"), "main");
+        assert_eq!(demangle("_Znot valid"), "_Znot valid");
+    }
+
+    #[test]
+    fn rust_names() {
+        assert_eq!(
+            demangle("_ZN8rustheap4main17h0123456789abcdefE"),
+            "rustheap::main"
+        );
+        // A C++ nested name that ends in E but has no hash stays C++.
+        assert_eq!(demangle("_ZN3foo3barE"), "foo::bar");
+    }
+
+    #[test]
+    fn short_names() {
+        assert_eq!(
+            short_name("corpus::util::Pool<double>::make(unsigned long)", false),
+            "corpus::util::Pool::make"
+        );
+        assert_eq!(
+            short_name("corpus::util::Pool<double>::make(unsigned long)", true),
+            "corpus::util::Pool<double>::make"
+        );
+        assert_eq!(short_name("main<0000000000001170>", false), "main");
+        assert_eq!(
+            short_name(
+                "void std::vector<char*, std::allocator<char*> >::_M_realloc_insert<char*>(__gnu_cxx::__normal_iterator<char**, std::vector<char*, std::allocator<char*> > >, char*&&)",
+                false
+            ),
+            "std::vector::_M_realloc_insert"
+        );
+        assert_eq!(short_name("Foo::bar() const", false), "Foo::bar");
+        assert_eq!(
+            short_name(
+                "std::__throw_ios_failure(char const*, int)@@GLIBCXX_3.4.26<00000000000a1b2c>",
+                false
+            ),
+            "std::__throw_ios_failure@@GLIBCXX_3.4.26"
+        );
+        assert_eq!(
+            short_name("0x0000000000c635c8", false),
+            "0x0000000000c635c8"
+        );
+    }
+}

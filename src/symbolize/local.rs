@@ -1,0 +1,407 @@
+//! In-process symbolization of a profile's addresses against the program and its libraries,
+//! giving the names google-pprof gives.
+//!
+//! The address spaces, as pprof walks them:
+//!
+//! 1. **absolute** (`abs`): an address as the profile recorded it;
+//! 2. **mapping**: the memory-map line of an executable library (or of the program itself)
+//!    whose range holds `abs`; addresses in no such line belong to the program, unrelocated;
+//! 3. **file virtual address** (`vma`): `abs - start + offset` mapped through the file's
+//!    `PT_LOAD` headers (`vma = file_off - p_offset + p_vaddr`), the address space of the
+//!    file's symbols and DWARF.
+//!
+//! Each file is opened once; each address is looked up once. Names follow pprof: the symbol
+//! table as `nm` lists it gives every address a routine (or `0x<abs>` past the last one), and
+//! addr2line's DWARF answer wins unless it is unknown or the nm routine extends its name.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+use super::demangle::short_name;
+use super::elf::{Elf, OpenError};
+use super::lookup::{A2lFrame, Addr2Line, DwarfSource};
+use super::nm::NmTable;
+use super::{Frame, Options, SymbolTable, Symbolize};
+use crate::profile::Mapping;
+
+/// A file pprof would symbolize against, and the absolute range it covers.
+#[derive(Debug, Clone)]
+pub struct Lib {
+    /// The file, after the `--lib_prefix` search.
+    pub path: PathBuf,
+    /// First absolute address (inclusive).
+    pub start: u64,
+    /// Last absolute address (inclusive, as pprof compares).
+    pub finish: u64,
+    /// How absolute addresses translate into the file.
+    pub translate: Translate,
+}
+
+/// The absolute → file-address translation of a [`Lib`].
+#[derive(Debug, Clone, Copy)]
+pub enum Translate {
+    /// `vma = abs` (the program when its mapping is unknown, `--add_lib`).
+    Identity,
+    /// A mapped file: `file_off = abs - start + offset`, then through `PT_LOAD`.
+    Mapped {
+        /// The mapping's start.
+        start: u64,
+        /// The mapping's file offset.
+        offset: u64,
+    },
+}
+
+/// An opened file with the tables symbolization needs.
+struct Image {
+    elf: Elf,
+    nm: OnceLock<NmTable>,
+    dwarf: Option<Box<dyn DwarfSource>>,
+}
+
+/// The local symbolizer: the program, the profile's memory map and the options.
+pub struct Local {
+    prog: PathBuf,
+    mappings: Vec<Mapping>,
+    opts: Options,
+    images: HashMap<PathBuf, Option<Image>>,
+}
+
+fn re(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
+    // SANITY: constant patterns, exercised by the tests.
+    #[allow(clippy::unwrap_used)]
+    cell.get_or_init(|| Regex::new(pattern).unwrap())
+}
+
+impl Local {
+    /// A symbolizer for a profile of `prog` with memory map `mappings`.
+    pub fn new(prog: &Path, mappings: &[Mapping], opts: &Options) -> Local {
+        Local {
+            prog: prog.to_path_buf(),
+            mappings: mappings.to_vec(),
+            opts: opts.clone(),
+            images: HashMap::new(),
+        }
+    }
+
+    /// pprof's `ParseLibraries`: the executable library mappings, the program's own mapping
+    /// when the map names it, `--add_lib`, and last the program for everything else.
+    pub fn libs(&mut self, addrs: &[u64], warnings: &mut Vec<String>) -> Vec<Lib> {
+        static FULL: OnceLock<Regex> = OnceLock::new();
+        static FULL_JE: OnceLock<Regex> = OnceLock::new();
+        static SHORT: OnceLock<Regex> = OnceLock::new();
+        static MAIN: OnceLock<Regex> = OnceLock::new();
+        let full = if self.opts.jeprof {
+            re(
+                &FULL_JE,
+                r"(?i)^([a-f0-9]+)-([a-f0-9]+)\s+..x.\s+([a-f0-9]+)\s+\S+:\S+\s+\d+\s+(\S+\.(so|dll|dylib|bundle)((\.\d+)+\w*(\.\d+){0,3})?)$",
+            )
+        } else {
+            re(
+                &FULL,
+                r"(?i)^([a-f0-9]+)-([a-f0-9]+)\s+..x.\s+([a-f0-9]+)\s+\S+:\S+\s+\d+\s+(.+\.(so|dll|dylib|bundle|node)((\.\d+)+\w*(\.\d+){0,3})?)$",
+            )
+        };
+        let short = re(
+            &SHORT,
+            r"(?i)^\s*([a-f0-9]+)-([a-f0-9]+):\s*(\S+\.so(\.\d+)*)",
+        );
+        let main = re(
+            &MAIN,
+            r"(?i)^([a-f0-9]+)-([a-f0-9]+)\s+..x.\s+([a-f0-9]+)\s+\S+:\S+\s+\d+\s+(\S+)$",
+        );
+        let prog_abs = std::fs::canonicalize(&self.prog).ok();
+        let prog_name = self.prog.file_name().map(|n| n.to_os_string());
+        let hex = |s: &str| u64::from_str_radix(s, 16).unwrap_or(0);
+        let mut libs = Vec::new();
+        let mut main_lines: Vec<(u64, u64, u64, String)> = Vec::new();
+        let mut candidates: Vec<(u64, u64, u64, String)> = Vec::new();
+        for m in &self.mappings {
+            let l = m.raw.as_str();
+            if let Some(c) = full.captures(l) {
+                let path = self.find_library(&c[4]);
+                libs.push(Lib {
+                    path,
+                    start: hex(&c[1]),
+                    finish: hex(&c[2]),
+                    translate: Translate::Mapped {
+                        start: hex(&c[1]),
+                        offset: hex(&c[3]),
+                    },
+                });
+            } else if let Some(c) = short.captures(l) {
+                let path = self.find_library(&c[3]);
+                libs.push(Lib {
+                    path,
+                    start: hex(&c[1]),
+                    finish: hex(&c[2]),
+                    translate: Translate::Mapped {
+                        start: hex(&c[1]),
+                        offset: 0,
+                    },
+                });
+            } else if let Some(c) = main.captures(l) {
+                let entry = (hex(&c[1]), hex(&c[2]), hex(&c[3]), c[4].to_string());
+                let p = Path::new(&c[4]);
+                let same = p == self.prog
+                    || (prog_abs.is_some() && std::fs::canonicalize(p).ok() == prog_abs);
+                if same {
+                    main_lines.push(entry);
+                } else if prog_name.is_some() && p.file_name() == prog_name.as_deref() {
+                    candidates.push(entry);
+                }
+            }
+        }
+        // The program moved or was renamed since the profile was taken: its executable
+        // mapping still carries its file name.
+        if main_lines.is_empty() && !candidates.is_empty() {
+            let recorded = &candidates[0].3;
+            warnings.push(format!(
+                "Warning: the profile maps {recorded}; using {} in its place",
+                self.prog.display()
+            ));
+            main_lines = candidates;
+        }
+        for (start, finish, offset, _) in main_lines {
+            libs.push(Lib {
+                path: self.prog.clone(),
+                start,
+                finish,
+                translate: Translate::Mapped { start, offset },
+            });
+        }
+        if let Some(add) = self.opts.add_lib.clone() {
+            let p = PathBuf::from(&add);
+            if let Some(img) = self.image(&p, warnings)
+                && let Some(t) = img.elf.text_section()
+            {
+                libs.push(Lib {
+                    path: p,
+                    start: t.addr,
+                    finish: t.addr.saturating_add(t.size),
+                    translate: Translate::Identity,
+                });
+            }
+        }
+        let max_pc = addrs.iter().copied().max().unwrap_or(0);
+        libs.push(Lib {
+            path: self.prog.clone(),
+            start: 0,
+            finish: max_pc,
+            translate: Translate::Identity,
+        });
+        libs
+    }
+
+    /// pprof's `FindLibrary`: the first `prefix + suffix` that exists, trying each suffix of
+    /// the path (dropping leading directories one at a time); else the path itself.
+    fn find_library(&self, file: &str) -> PathBuf {
+        if !self.opts.lib_prefix.is_empty() {
+            let mut suffix = file;
+            loop {
+                for prefix in &self.opts.lib_prefix {
+                    let p = format!("{}{}", prefix.trim_end_matches('/'), suffix);
+                    if Path::new(&p).exists() {
+                        return PathBuf::from(p);
+                    }
+                }
+                // Drop the first directory: "/a/b/c.so" -> "/b/c.so".
+                let rest = suffix
+                    .strip_prefix('/')
+                    .and_then(|r| r.find('/').map(|i| &r[i..]));
+                match rest {
+                    Some(r) => suffix = r,
+                    None => break,
+                }
+            }
+        }
+        PathBuf::from(file)
+    }
+
+    /// The file whose symbols stand for `file`: a copy under `/usr/lib/debug`, if any.
+    fn debugging_library(file: &Path) -> Option<PathBuf> {
+        if !file.is_absolute() {
+            return None;
+        }
+        let mut base = PathBuf::from("/usr/lib/debug");
+        base.push(file.strip_prefix("/").unwrap_or(file));
+        if base.is_file() {
+            return Some(base);
+        }
+        let mut dbg = base.into_os_string();
+        dbg.push(".debug");
+        let dbg = PathBuf::from(dbg);
+        if dbg.is_file() {
+            return Some(dbg);
+        }
+        None
+    }
+
+    fn image(&mut self, path: &Path, warnings: &mut Vec<String>) -> Option<&Image> {
+        if !self.images.contains_key(path) {
+            let img = match Elf::open(path) {
+                Ok(elf) => Some(Image {
+                    dwarf: super::dwarf::load(&elf, warnings),
+                    elf,
+                    nm: OnceLock::new(),
+                }),
+                Err(e) => {
+                    let why = match &e {
+                        OpenError::Io(_) => e.to_string(),
+                        OpenError::NotElf(m) => m.clone(),
+                    };
+                    warnings.push(format!(
+                        "Warning: {}: {why}; its addresses print as hex",
+                        path.display()
+                    ));
+                    None
+                }
+            };
+            self.images.insert(path.to_path_buf(), img);
+        }
+        self.images.get(path).and_then(Option::as_ref)
+    }
+
+    /// pprof's `MapToSymbols` for the addresses `pcs` of one lib.
+    fn map_to_symbols(
+        &mut self,
+        lib: &Lib,
+        pcs: &[u64],
+        table: &mut SymbolTable,
+        warnings: &mut Vec<String>,
+    ) {
+        if pcs.is_empty() {
+            return;
+        }
+        let image_path = Self::debugging_library(&lib.path).unwrap_or_else(|| lib.path.clone());
+        // Segments come from the file that was mapped (a debug copy has the same headers).
+        let segments = if image_path != lib.path {
+            Elf::open(&lib.path)
+                .ok()
+                .map(|e| (e.segments.clone(), e.text_section().cloned()))
+        } else {
+            None
+        };
+        let keep = self.opts.keep_templates;
+        let jeprof = self.opts.jeprof;
+        let w = self.opts.address_width;
+        let Some(img) = self.image(&image_path, warnings) else {
+            return;
+        };
+        let (segs, text) = match &segments {
+            Some((s, t)) => (s.as_slice(), t.as_ref()),
+            None => (img.elf.segments.as_slice(), img.elf.text_section()),
+        };
+        let nm = img.nm.get_or_init(|| NmTable::new(&img.elf));
+        let a2l = Addr2Line::new(&img.elf, img.dwarf.as_deref());
+        let inlines = nm.fini.is_some();
+        for &pc in pcs {
+            let vma = match lib.translate {
+                Translate::Identity => pc,
+                Translate::Mapped { start, offset } => to_vma(pc, start, offset, segs, text),
+            };
+            let nms: Option<(String, String)> = if nm.is_empty() {
+                None
+            } else {
+                Some(match nm.lookup(vma) {
+                    Some(r) => (short_name(&r.full, keep), r.full.clone()),
+                    None => {
+                        let n = format!("0x{pc:0w$x}");
+                        (n.clone(), n)
+                    }
+                })
+            };
+            let frames = a2l.lookup(vma, inlines);
+            let mut out: Vec<Frame> = Vec::with_capacity(frames.len());
+            for A2lFrame { function, place } in frames {
+                let fileline = if jeprof { place } else { pprof_place(place) };
+                let mut full = function;
+                if let Some((_, nfull)) = &nms
+                    && (full == "??" || nfull.starts_with(&short_name(&full, keep)))
+                {
+                    full = nfull.clone();
+                }
+                out.push(Frame {
+                    function: full,
+                    fileline,
+                });
+            }
+            out.reverse();
+            table.insert(pc, out);
+        }
+    }
+}
+
+/// pprof's clean-up of addr2line places: no discriminator, `:?` becomes `:0`.
+fn pprof_place(mut place: String) -> String {
+    if let Some(i) = place.rfind(" (discriminator ")
+        && place.ends_with(')')
+    {
+        place.truncate(i);
+    }
+    if place.ends_with(":?") {
+        place.truncate(place.len() - 1);
+        place.push('0');
+    }
+    place
+}
+
+/// Absolute address → file virtual address through the mapping and the file's `PT_LOAD`
+/// headers; when no segment holds the offset, pprof's `.text` rule
+/// (`vma = abs - start + offset + (text_vma - text_offset)`).
+fn to_vma(
+    abs: u64,
+    start: u64,
+    offset: u64,
+    segments: &[super::elf::Segment],
+    text: Option<&super::elf::Section>,
+) -> u64 {
+    let file_off = abs.wrapping_sub(start).wrapping_add(offset);
+    for s in segments {
+        if file_off >= s.offset && file_off - s.offset < s.filesz.max(s.memsz) {
+            return file_off - s.offset + s.vaddr;
+        }
+    }
+    match text {
+        Some(t) => file_off.wrapping_add(t.addr.wrapping_sub(t.offset)),
+        None => file_off,
+    }
+}
+
+impl Symbolize for Local {
+    /// pprof's `ExtractSymbols`: libraries are taken highest start first, each taking the
+    /// addresses left in its range, so libraries win over the program's catch-all range.
+    fn symbolize(&mut self, addrs: &[u64], warnings: &mut Vec<String>) -> SymbolTable {
+        let mut table = SymbolTable::new();
+        let mut libs = self.libs(addrs, warnings);
+        libs.sort_by_key(|l| std::cmp::Reverse(l.start));
+        let mut remaining: Vec<u64> = addrs.to_vec();
+        remaining.sort_unstable();
+        remaining.dedup();
+        for lib in &libs {
+            let lo = remaining.partition_point(|&a| a < lib.start);
+            let hi = remaining.partition_point(|&a| a <= lib.finish);
+            if lo >= hi {
+                continue;
+            }
+            let pcs: Vec<u64> = remaining.drain(lo..hi).collect();
+            self.map_to_symbols(lib, &pcs, &mut table, warnings);
+        }
+        table
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn places() {
+        assert_eq!(pprof_place("a.c:12 (discriminator 3)".into()), "a.c:12");
+        assert_eq!(pprof_place("??:?".into()), "??:0");
+        assert_eq!(pprof_place("crtstuff.c:?".into()), "crtstuff.c:0");
+        assert_eq!(pprof_place("a.c:7".into()), "a.c:7");
+    }
+}

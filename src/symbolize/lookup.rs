@@ -1,0 +1,242 @@
+//! What `addr2line -f -C [-i] -e <file>` answers for a file address, computed in-process.
+//!
+//! binutils 2.40 looks the address up in the section that contains it: first in the DWARF
+//! (function, file, line and, with `-i`, the chain of inlined calls), and when DWARF has no
+//! answer, in the ELF symbol table (the nearest function symbol at or below the address, with
+//! no file or line). Names are demangled. The answer is a list of frames, innermost first,
+//! each a name (`??` when unknown) and a place printed as `file:line`, `file:?` or `??:?`
+//! (with ` (discriminator N)` after a line when the line table has one).
+
+use super::demangle;
+use super::elf::{Elf, ElfSym, SymSection, stb, stt};
+
+/// One frame of addr2line output: the demangled function name and the place as printed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct A2lFrame {
+    /// Function name, `??` when unknown.
+    pub function: String,
+    /// `file:line`, `file:line (discriminator N)`, `file:?` or `??:?` (or `??:0` when the
+    /// address is in no section).
+    pub place: String,
+}
+
+impl A2lFrame {
+    /// addr2line's answer for an address it knows nothing about.
+    pub fn unknown() -> A2lFrame {
+        A2lFrame {
+            function: "??".to_string(),
+            place: "??:0".to_string(),
+        }
+    }
+}
+
+/// A DWARF answer before formatting: innermost first.
+#[derive(Debug, Clone)]
+pub struct DwarfFrame {
+    /// Raw (mangled) function name, if any.
+    pub function: Option<String>,
+    /// True when the name is a linkage name (DW_AT_linkage_name).
+    pub is_linkage: bool,
+    /// The low address of the innermost function's range (for binutils' name fallback).
+    pub low_pc: Option<u64>,
+    /// Source file.
+    pub file: Option<String>,
+    /// Line, 0 when unknown.
+    pub line: u32,
+    /// Discriminator, 0 when none.
+    pub discriminator: u32,
+}
+
+/// A source of DWARF answers for one file.
+pub trait DwarfSource {
+    /// The frames at a file address, innermost first; `None` when DWARF does not cover it.
+    fn frames(&self, vma: u64, inlines: bool) -> Option<Vec<DwarfFrame>>;
+}
+
+/// addr2line for one ELF file: its symbols (the file's own) and optional DWARF (possibly from
+/// a separate debug file).
+pub struct Addr2Line<'a> {
+    elf: &'a Elf,
+    /// `.symtab`, or `.dynsym` when `.symtab` is empty: what binutils slurps.
+    syms: &'a [ElfSym],
+    dwarf: Option<&'a dyn DwarfSource>,
+}
+
+impl<'a> Addr2Line<'a> {
+    /// addr2line over `elf`, with DWARF answers from `dwarf`.
+    pub fn new(elf: &'a Elf, dwarf: Option<&'a dyn DwarfSource>) -> Addr2Line<'a> {
+        let syms = if elf.symtab.is_empty() {
+            &elf.dynsym
+        } else {
+            &elf.symtab
+        };
+        Addr2Line { elf, syms, dwarf }
+    }
+
+    /// The frames addr2line prints for `vma`, innermost first; with `inlines` (`-i`) the
+    /// callers of inlined functions follow.
+    pub fn lookup(&self, vma: u64, inlines: bool) -> Vec<A2lFrame> {
+        let Some(sec) = self.elf.section_containing(vma) else {
+            return vec![A2lFrame::unknown()];
+        };
+        if let Some(frames) = self.dwarf.and_then(|d| d.frames(vma, inlines))
+            && !frames.is_empty()
+        {
+            return self.format_dwarf(frames, sec, vma);
+        }
+        match self.find_function(sec, vma) {
+            Some((sym, file)) => vec![A2lFrame {
+                function: name_of(&sym.name),
+                place: format!("{}:?", file.unwrap_or("??")),
+            }],
+            None => vec![A2lFrame {
+                function: "??".to_string(),
+                place: "??:?".to_string(),
+            }],
+        }
+    }
+
+    fn format_dwarf(&self, frames: Vec<DwarfFrame>, sec: usize, vma: u64) -> Vec<A2lFrame> {
+        let mut out = Vec::with_capacity(frames.len());
+        for (i, f) in frames.into_iter().enumerate() {
+            // binutils names the innermost frame from the symbol table when DWARF gives no
+            // linkage name for it (and keeps the DWARF name when no symbol is found).
+            let raw = if i == 0 && !f.is_linkage {
+                match self.find_function(sec, vma) {
+                    Some((sym, _)) => Some(String::from_utf8_lossy(&sym.name).into_owned()),
+                    None => f.function.clone(),
+                }
+            } else {
+                f.function.clone()
+            };
+            let function = match raw.as_deref() {
+                None | Some("") => "??".to_string(),
+                Some(n) => demangle::demangle(n),
+            };
+            let file = f.file.as_deref().unwrap_or("??");
+            let place = if f.line == 0 {
+                format!("{file}:?")
+            } else if f.discriminator != 0 {
+                format!("{file}:{} (discriminator {})", f.line, f.discriminator)
+            } else {
+                format!("{file}:{}", f.line)
+            };
+            out.push(A2lFrame { function, place });
+        }
+        out
+    }
+
+    /// binutils' `_bfd_elf_find_function`: the best function symbol at or below `vma` in
+    /// section `sec`, and the file symbol that goes with it.
+    pub fn find_function(&self, sec: usize, vma: u64) -> Option<(&'a ElfSym, Option<&'a str>)> {
+        #[derive(PartialEq)]
+        enum State {
+            Nothing,
+            Symbol,
+            FileAfterSymbol,
+        }
+        let mut state = State::Nothing;
+        let mut file: Option<&ElfSym> = None;
+        let mut best: Option<(&ElfSym, u64, u64)> = None;
+        let mut best_file: Option<&ElfSym> = None;
+        for s in self.syms {
+            if s.st_type == stt::FILE {
+                file = Some(s);
+                if state == State::Symbol {
+                    state = State::FileAfterSymbol;
+                }
+                continue;
+            }
+            if state == State::Nothing {
+                state = State::Symbol;
+            }
+            let Some(size) = maybe_function(s, sec) else {
+                continue;
+            };
+            let code_off = s.value;
+            if better_fit(best, s, code_off, size, vma) {
+                best = Some((s, code_off, size));
+                best_file = None;
+                if file.is_some() && (s.st_bind == stb::LOCAL || state != State::FileAfterSymbol) {
+                    best_file = file;
+                }
+            }
+        }
+        let (sym, _, _) = best?;
+        let file_name = best_file.and_then(|f| std::str::from_utf8(&f.name).ok());
+        Some((sym, file_name))
+    }
+}
+
+fn name_of(raw: &[u8]) -> String {
+    if raw.is_empty() {
+        return "??".to_string();
+    }
+    demangle::demangle(&String::from_utf8_lossy(raw))
+}
+
+/// binutils' `_bfd_elf_maybe_function_sym`: the size to assume for a symbol that may be a
+/// function in section `sec` (at least 1), or `None` when it is not one.
+fn maybe_function(s: &ElfSym, sec: usize) -> Option<u64> {
+    if matches!(
+        s.st_type,
+        stt::SECTION | stt::FILE | stt::OBJECT | stt::COMMON | stt::TLS
+    ) {
+        return None;
+    }
+    if s.section != SymSection::Index(sec) {
+        return None;
+    }
+    const STV_HIDDEN: u8 = 2;
+    if s.size == 0
+        && s.st_bind == stb::LOCAL
+        && s.st_type == stt::NOTYPE
+        && s.st_other & 3 == STV_HIDDEN
+    {
+        return None;
+    }
+    Some(if s.size == 0 { 1 } else { s.size })
+}
+
+/// binutils' `better_fit`: is `s` a better match for `offset` than the current best?
+fn better_fit(
+    best: Option<(&ElfSym, u64, u64)>,
+    s: &ElfSym,
+    code_off: u64,
+    size: u64,
+    offset: u64,
+) -> bool {
+    if code_off > offset {
+        return false;
+    }
+    let Some((cur, cur_off, cur_size)) = best else {
+        return true;
+    };
+    if code_off < cur_off {
+        return false;
+    }
+    if code_off > cur_off {
+        return true;
+    }
+    if cur_off.saturating_add(cur_size) <= offset {
+        return size > cur_size;
+    }
+    if code_off.saturating_add(size) <= offset {
+        return false;
+    }
+    let cur_func = cur.st_type == stt::FUNC;
+    let new_func = s.st_type == stt::FUNC;
+    if cur_func && !new_func {
+        return false;
+    }
+    if new_func && !cur_func {
+        return true;
+    }
+    if cur.st_type == stt::NOTYPE && s.st_type != stt::NOTYPE {
+        return true;
+    }
+    if cur.st_type != stt::NOTYPE && s.st_type == stt::NOTYPE {
+        return false;
+    }
+    size < cur_size
+}

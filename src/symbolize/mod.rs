@@ -1,0 +1,120 @@
+//! Stage 2: turn addresses into function names, files and lines.
+//!
+//! The result is a [`SymbolTable`] kept beside the profile: address → the frames at that
+//! address, the real (outermost) function first and the functions inlined into it after. An
+//! address with no entry is printed as bare hex; pprof gives no entry to addresses in files it
+//! cannot read.
+//!
+//! Three symbolizers fill the table:
+//! * [`local::Local`] reads the program and its libraries (ELF symbols and DWARF) in-process,
+//!   reproducing what google-pprof derives from `nm`, `objdump -h` and `addr2line -f -C -i`;
+//! * [`embedded`] uses the names that came with a symbolized (`--raw`) profile;
+//! * [`NoSymbols`] finds nothing.
+
+pub mod demangle;
+pub mod dwarf;
+pub mod elf;
+pub mod embedded;
+pub mod local;
+pub mod lookup;
+pub mod nm;
+
+use std::collections::HashMap;
+
+/// One function at an address: its full (demangled) name and its `file:line`.
+///
+/// The forms follow pprof: names pprof took from `nm` carry their start address
+/// (`main<0000000000001170>`); an address in a file whose symbols do not cover it is named
+/// `0x` + the address; unknown names and places are `??` and `??:0`; names from a symbolized
+/// profile have the place `?`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Frame {
+    /// The full function name.
+    pub function: String,
+    /// `file:line`, `??:0` or `?`.
+    pub fileline: String,
+}
+
+/// Address → frames, the real function first and inlined functions after it.
+#[derive(Debug, Default, Clone)]
+pub struct SymbolTable {
+    map: HashMap<u64, Vec<Frame>>,
+}
+
+impl SymbolTable {
+    /// An empty table.
+    pub fn new() -> SymbolTable {
+        SymbolTable::default()
+    }
+
+    /// The frames at `addr`, if it has an entry.
+    pub fn get(&self, addr: u64) -> Option<&[Frame]> {
+        self.map.get(&addr).map(Vec::as_slice)
+    }
+
+    /// Sets the frames at `addr`.
+    pub fn insert(&mut self, addr: u64, frames: Vec<Frame>) {
+        self.map.insert(addr, frames);
+    }
+
+    /// Number of addresses with an entry.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// True when no address has an entry.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// Entries, in address order.
+    pub fn sorted(&self) -> Vec<(u64, &[Frame])> {
+        let mut v: Vec<(u64, &[Frame])> =
+            self.map.iter().map(|(a, f)| (*a, f.as_slice())).collect();
+        v.sort_unstable_by_key(|e| e.0);
+        v
+    }
+}
+
+/// Fills a symbol table for a set of addresses.
+pub trait Symbolize {
+    /// Symbolizes `addrs` (sorted, unique); messages for the user go to `warnings`.
+    fn symbolize(&mut self, addrs: &[u64], warnings: &mut Vec<String>) -> SymbolTable;
+}
+
+/// The symbolizer that finds nothing: every address prints as hex.
+pub struct NoSymbols;
+
+impl Symbolize for NoSymbols {
+    fn symbolize(&mut self, _addrs: &[u64], _warnings: &mut Vec<String>) -> SymbolTable {
+        SymbolTable::new()
+    }
+}
+
+/// A `HashMap`-backed symbolizer for tests and for callers that already know the names.
+impl Symbolize for HashMap<u64, Vec<Frame>> {
+    fn symbolize(&mut self, addrs: &[u64], _warnings: &mut Vec<String>) -> SymbolTable {
+        let mut t = SymbolTable::new();
+        for a in addrs {
+            if let Some(f) = self.get(a) {
+                t.insert(*a, f.clone());
+            }
+        }
+        t
+    }
+}
+
+/// Options that change what the symbolizer reports.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Directories searched for libraries (`--lib_prefix`), in order.
+    pub lib_prefix: Vec<String>,
+    /// An extra library whose symbols are used unrelocated (`--add_lib`).
+    pub add_lib: Option<String>,
+    /// Keep template arguments in short names (`--no_strip_temp`).
+    pub keep_templates: bool,
+    /// Behave as jeprof does (jemalloc profiles).
+    pub jeprof: bool,
+    /// Hex digits in an address (16, or 8 for 32-bit CPU profiles).
+    pub address_width: usize,
+}

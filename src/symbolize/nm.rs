@@ -1,0 +1,306 @@
+//! The symbol table as google-pprof sees it through `nm -n --demangle` (falling back to
+//! `nm -D -n --demangle` when the file has no `.symtab`): every defined symbol, sorted by
+//! address, each address named once, and each named routine running up to the next address.
+//!
+//! pprof tags every routine with its start address (`main<0000000000001170>`) so that
+//! routines of the same name stay apart; the tag shows in `--raw` and `--collapsed` output.
+
+use super::demangle;
+use super::elf::{Elf, ElfSym, SymSection, stb, stt};
+
+/// One line of nm output that pprof reads: a defined symbol with an address.
+#[derive(Debug, Clone)]
+pub struct NmLine {
+    /// The symbol's address.
+    pub addr: u64,
+    /// nm's type letter.
+    pub kind: char,
+    /// The printed (demangled, versioned) name.
+    pub name: String,
+}
+
+/// A routine: a name and the address range pprof gives it.
+#[derive(Debug, Clone)]
+pub struct Routine {
+    /// The start address.
+    pub start: u64,
+    /// The next symbol's address (equal to `start` for the last routine).
+    pub end: u64,
+    /// The full name, with its `<address>` tag (or without one when pprof replaced a
+    /// same-address symbol by a code symbol).
+    pub full: String,
+}
+
+/// pprof's view of one file's symbol table.
+#[derive(Debug, Clone, Default)]
+pub struct NmTable {
+    /// Routines sorted by start address.
+    pub routines: Vec<Routine>,
+    /// The address of `_fini`, which pprof needs to ask addr2line for inline frames.
+    pub fini: Option<u64>,
+    /// Hex digits nm prints for an address (16 for 64-bit files, 8 for 32-bit).
+    pub width: usize,
+}
+
+impl NmTable {
+    /// Reads the table from `.symtab`, or `.dynsym` when `.symtab` lists nothing.
+    pub fn new(elf: &Elf) -> NmTable {
+        let width = if elf.is_64 { 16 } else { 8 };
+        for syms in [&elf.symtab, &elf.dynsym] {
+            let lines = nm_lines(elf, syms);
+            let t = boundaries(&lines, width);
+            if !t.routines.is_empty() {
+                return t;
+            }
+        }
+        NmTable {
+            routines: Vec::new(),
+            fini: None,
+            width,
+        }
+    }
+
+    /// True when nm found no symbols at all.
+    pub fn is_empty(&self) -> bool {
+        self.routines.is_empty()
+    }
+
+    /// The routine pprof assigns to the file address `addr`: the first routine (by start)
+    /// whose end is above `addr`, never the last one (it has no known size). Addresses below
+    /// the first symbol get the first routine, as in pprof.
+    pub fn lookup(&self, addr: u64) -> Option<&Routine> {
+        let n = self.routines.len();
+        if n == 0 {
+            return None;
+        }
+        let i = self.routines.partition_point(|r| r.end <= addr);
+        if i < n - 1 || (i == n - 1 && addr < self.routines[i].end) {
+            Some(&self.routines[i])
+        } else {
+            None
+        }
+    }
+}
+
+/// The symbol type letter nm prints (binutils' `bfd_decode_symclass`).
+pub fn type_letter(elf: &Elf, s: &ElfSym) -> char {
+    let weak = s.st_bind == stb::WEAK;
+    let object = s.st_type == stt::OBJECT || s.st_type == stt::COMMON;
+    match s.section {
+        SymSection::Common => return 'C',
+        SymSection::Undefined => {
+            return if weak {
+                if object { 'v' } else { 'w' }
+            } else {
+                'U'
+            };
+        }
+        _ => {}
+    }
+    if s.st_type == stt::GNU_IFUNC {
+        return 'i';
+    }
+    if weak {
+        return if object { 'V' } else { 'W' };
+    }
+    if s.st_bind == stb::GNU_UNIQUE {
+        return 'u';
+    }
+    let global = s.st_bind == stb::GLOBAL;
+    if !global && s.st_bind != stb::LOCAL {
+        return '?';
+    }
+    let c = match s.section {
+        SymSection::Index(i) => match elf.sections.get(i) {
+            Some(sec) if i != 0 => section_letter(sec),
+            _ => 'a',
+        },
+        _ => 'a',
+    };
+    if global { c.to_ascii_uppercase() } else { c }
+}
+
+fn section_letter(sec: &super::elf::Section) -> char {
+    const BY_NAME: [(&[u8], char); 19] = [
+        (b".bss", 'b'),
+        (b".code", 't'),
+        (b".data", 'd'),
+        (b"*DEBUG*", 'N'),
+        (b".debug", 'N'),
+        (b".drectve", 'i'),
+        (b".edata", 'e'),
+        (b".fini", 't'),
+        (b".idata", 'i'),
+        (b".init", 't'),
+        (b".pdata", 'p'),
+        (b".rdata", 'r'),
+        (b".rodata", 'r'),
+        (b".sbss", 's'),
+        (b".scommon", 'c'),
+        (b".sdata", 'g'),
+        (b".text", 't'),
+        (b"vars", 'd'),
+        (b"zerovars", 'b'),
+    ];
+    for (prefix, c) in BY_NAME {
+        // A name matches when the table entry is followed by nothing, '.', '$' or a digit.
+        if let Some(rest) = sec.name.strip_prefix(prefix)
+            && rest.first().is_none_or(|b| b".$0123456789".contains(b))
+        {
+            return c;
+        }
+    }
+    if sec.code() {
+        return 't';
+    }
+    let has_contents = !sec.nobits() && sec.sh_type != 0;
+    let data = sec.alloc() && has_contents && !sec.code();
+    if data {
+        return if !sec.writable() { 'r' } else { 'd' };
+    }
+    if !has_contents {
+        return 'b';
+    }
+    if sec.name.starts_with(b".debug") || sec.name.starts_with(b".zdebug") {
+        return 'N';
+    }
+    if !sec.writable() {
+        return 'n';
+    }
+    '?'
+}
+
+/// The defined symbols nm prints, sorted as `nm -n` sorts them (address, then raw name).
+pub fn nm_lines(elf: &Elf, syms: &[ElfSym]) -> Vec<NmLine> {
+    let mut kept: Vec<&ElfSym> = syms
+        .iter()
+        .filter(|s| s.st_type != stt::SECTION && s.st_type != stt::FILE)
+        .filter(|s| s.section != SymSection::Undefined)
+        .collect();
+    kept.sort_by(|a, b| a.value.cmp(&b.value).then_with(|| a.name.cmp(&b.name)));
+    kept.iter()
+        .filter_map(|s| {
+            let c = type_letter(elf, s);
+            if c == 'U' || c == 'w' || c == 'v' {
+                return None;
+            }
+            let mut name = demangle::nm_name(&s.name);
+            if let Some((v, hidden)) = &s.version {
+                name.push_str(if *hidden { "@" } else { "@@" });
+                name.push_str(&String::from_utf8_lossy(v));
+            }
+            if name.is_empty() {
+                return None;
+            }
+            Some(NmLine {
+                addr: s.value,
+                kind: c,
+                name,
+            })
+        })
+        .collect()
+}
+
+/// pprof's `GetProcedureBoundariesViaNm`: one routine per distinct address (a code symbol
+/// replaces the first one seen at its address), each ending where the next address starts.
+pub fn boundaries(lines: &[NmLine], width: usize) -> NmTable {
+    let mut routines: Vec<Routine> = Vec::new();
+    let mut fini = None;
+    let mut last_start: Option<u64> = None;
+    let mut pending: Option<String> = None;
+    for l in lines {
+        if Some(l.addr) == last_start {
+            if l.kind == 't' || l.kind == 'T' {
+                pending = Some(l.name.clone());
+            }
+            continue;
+        }
+        if l.name == "_fini" {
+            fini = Some(l.addr);
+        }
+        if let (Some(name), Some(start)) = (pending.take(), last_start) {
+            routines.push(Routine {
+                start,
+                end: l.addr,
+                full: name,
+            });
+        }
+        last_start = Some(l.addr);
+        pending = Some(format!("{}<{:0width$x}>", l.name, l.addr));
+    }
+    if let (Some(name), Some(start)) = (pending, last_start) {
+        routines.push(Routine {
+            start,
+            end: start,
+            full: name,
+        });
+    }
+    // pprof keeps routines in a hash keyed by name: a later routine of the same (untagged)
+    // name replaces an earlier one.
+    dedup_names(&mut routines);
+    NmTable {
+        routines,
+        fini,
+        width,
+    }
+}
+
+fn dedup_names(routines: &mut Vec<Routine>) {
+    let mut last: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (i, r) in routines.iter().enumerate() {
+        last.insert(r.full.as_str(), i);
+    }
+    if last.len() == routines.len() {
+        return;
+    }
+    let keep: std::collections::HashSet<usize> = last.into_values().collect();
+    let mut i = 0;
+    routines.retain(|_| {
+        let k = keep.contains(&i);
+        i += 1;
+        k
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(addr: u64, kind: char, name: &str) -> NmLine {
+        NmLine {
+            addr,
+            kind,
+            name: name.to_string(),
+        }
+    }
+
+    #[test]
+    fn boundaries_and_lookup() {
+        let t = boundaries(
+            &[
+                line(0x1000, 'W', "weak_alias"),
+                line(0x1000, 'T', "real"),
+                line(0x1010, 't', "helper"),
+                line(0x1040, 'T', "_fini"),
+            ],
+            16,
+        );
+        let names: Vec<&str> = t.routines.iter().map(|r| r.full.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "real",
+                "helper<0000000000001010>",
+                "_fini<0000000000001040>"
+            ]
+        );
+        assert_eq!(t.fini, Some(0x1040));
+        assert_eq!(t.lookup(0x1005).unwrap().full, "real");
+        assert_eq!(t.lookup(0x1010).unwrap().full, "helper<0000000000001010>");
+        // Below the first symbol: the first routine, as pprof does.
+        assert_eq!(t.lookup(0x10).unwrap().full, "real");
+        // At or past the last symbol: nothing (its size is unknown).
+        assert!(t.lookup(0x1040).is_none());
+        assert!(t.lookup(0x9999).is_none());
+    }
+}

@@ -1,0 +1,161 @@
+//! Numbers as pprof prints them: megabytes with one decimal, bytes and objects and samples as
+//! truncated integers, contention delays in seconds with three decimals, percentages with one.
+
+use crate::profile::Kind;
+
+/// What the selected value measures, which decides how it is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Measure {
+    /// Heap bytes, printed as MB (or bytes with `--show_bytes`).
+    Bytes {
+        /// `--show_bytes`.
+        show_bytes: bool,
+    },
+    /// Heap objects.
+    Objects,
+    /// CPU samples, or contention counts (`--contentions`).
+    Samples,
+    /// Contention delay in nanoseconds, printed in seconds.
+    Nanoseconds,
+    /// Threads (thread profiles).
+    Threads,
+}
+
+impl Measure {
+    /// The measure of a profile of `kind` whose value column `index` is selected.
+    pub fn of(kind: Kind, index: usize, show_bytes: bool) -> Measure {
+        match kind {
+            Kind::Heap | Kind::Growth => {
+                if index.is_multiple_of(2) {
+                    Measure::Objects
+                } else {
+                    Measure::Bytes { show_bytes }
+                }
+            }
+            Kind::Contention => {
+                if index == 1 {
+                    Measure::Samples
+                } else {
+                    Measure::Nanoseconds
+                }
+            }
+            Kind::Cpu => Measure::Samples,
+            Kind::Thread => Measure::Threads,
+        }
+    }
+
+    /// pprof's `Unparse`.
+    pub fn unparse(self, v: f64) -> String {
+        match self {
+            Measure::Bytes { show_bytes: false } => format!("{:.1}", v / 1048576.0),
+            Measure::Nanoseconds => format!("{:.3}", v / 1e9),
+            _ => perl_int(v),
+        }
+    }
+
+    /// pprof's `Units`.
+    pub fn units(self) -> &'static str {
+        match self {
+            Measure::Bytes { show_bytes: false } => "MB",
+            Measure::Bytes { show_bytes: true } => "B",
+            Measure::Objects => "objects",
+            Measure::Samples => "samples",
+            Measure::Nanoseconds => "seconds",
+            Measure::Threads => "threads",
+        }
+    }
+}
+
+/// Perl's `sprintf("%d", v)` of a float: truncated toward zero.
+pub fn perl_int(v: f64) -> String {
+    if v.is_nan() {
+        return "-1".to_string();
+    }
+    let t = v.trunc();
+    if t >= 9.223_372_036_854_776e18 {
+        if t < 1.844_674_407_370_955_2e19 {
+            return format!("{}", t as u64);
+        }
+        return "-1".to_string();
+    }
+    if t <= -9.223_372_036_854_776e18 {
+        return i64::MIN.to_string();
+    }
+    format!("{}", t as i64)
+}
+
+/// pprof's `Percent`: `num` as a percentage of `tot`, one decimal.
+pub fn percent(num: f64, tot: f64) -> String {
+    if tot != 0.0 {
+        format!("{:.1}%", num * 100.0 / tot)
+    } else if num == 0.0 {
+        "nan".to_string()
+    } else if num > 0.0 {
+        "+inf".to_string()
+    } else {
+        "-inf".to_string()
+    }
+}
+
+/// Perl's default stringification of a number (`%.15g`, integers without a decimal point).
+pub fn perl_num(v: f64) -> String {
+    if v.is_nan() {
+        return "NaN".to_string();
+    }
+    if v.is_infinite() {
+        return if v > 0.0 { "Inf" } else { "-Inf" }.to_string();
+    }
+    if v == v.trunc() && v.abs() < 1e15 {
+        return format!("{}", v as i64);
+    }
+    // %.15g: 15 significant digits, trailing zeros removed, exponent when out of range.
+    let exp = v.abs().log10().floor() as i32;
+    if !(-4..15).contains(&exp) {
+        let s = format!("{:.14e}", v);
+        // Rust prints e.g. "1.23400000000000e20"; %g wants "1.234e+20".
+        let (mant, e) = s.split_once('e').unwrap_or((&s, "0"));
+        let mant = trim_zeros(mant);
+        let e: i32 = e.parse().unwrap_or(0);
+        let sign = if e < 0 { '-' } else { '+' };
+        return format!("{mant}e{sign}{:02}", e.abs());
+    }
+    let decimals = (14 - exp).max(0) as usize;
+    let s = format!("{v:.decimals$}");
+    trim_zeros(&s).to_string()
+}
+
+fn trim_zeros(s: &str) -> &str {
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats() {
+        let mb = Measure::Bytes { show_bytes: false };
+        assert_eq!(mb.unparse(7137771.0), "6.8");
+        assert_eq!(mb.unparse(-11216128.0), "-10.7");
+        assert_eq!(Measure::Objects.unparse(3.99), "3");
+        assert_eq!(Measure::Objects.unparse(-3.99), "-3");
+        assert_eq!(Measure::Nanoseconds.unparse(690_500_000.0), "0.691");
+        assert_eq!(percent(1.0, 3.0), "33.3%");
+        assert_eq!(percent(0.0, 0.0), "nan");
+        assert_eq!(percent(-1.0, 0.0), "-inf");
+    }
+
+    #[test]
+    fn perl_numbers() {
+        assert_eq!(perl_num(17.0), "17");
+        assert_eq!(perl_num(4687889.0), "4687889");
+        assert_eq!(perl_num(528909.4560937232), "528909.456093723");
+        assert_eq!(perl_num(0.5), "0.5");
+        assert_eq!(perl_num(1e20), "1e+20");
+        assert_eq!(perl_num(0.000012345), "1.2345e-05");
+    }
+}
