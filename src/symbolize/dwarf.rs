@@ -1,9 +1,1090 @@
-//! DWARF answers for addr2line emulation (function, file, line, inlined calls).
+//! DWARF lookups with binutils 2.40's answers: what `addr2line -f -i` reads from
+//! `.debug_info` and `.debug_line` for an address.
+//!
+//! binutils' rules, reproduced here:
+//! * the compilation unit is the one whose ranges hold the address;
+//! * the function is the one (subprogram or inlined subroutine) with the *smallest range*
+//!   holding the address, the later DIE winning ties;
+//! * the line is that of the last line-table row at or below the address in its sequence
+//!   (every row counts, `is_stmt` or not; of rows at one address the last one wins);
+//! * file names are joined from the compilation directory, the line table's directory and
+//!   the file name as binutils' `concat_filename` does;
+//! * with `-i`, each inlined function is followed by its caller, named by the caller's own
+//!   name, at the inlined call's `DW_AT_call_file`/`DW_AT_call_line`;
+//! * a function without `DW_AT_linkage_name` in a language with mangling (C++, Rust) is named
+//!   from the ELF symbol table: the symbol holding the address. binutils does that for
+//!   inlined functions too, which names an inlined function after the function it was
+//!   inlined into; rpprof names an inlined function by its own DWARF name, qualified with
+//!   its namespaces and classes (a documented difference).
+//!
+//! Separate debug files are found by build id (`/usr/lib/debug/.build-id/xx/yyyy.debug`)
+//! and by `.gnu_debuglink` (next to the file, in `.debug/`, under `/usr/lib/debug`), as
+//! binutils looks for them.
+
+use std::cell::{OnceCell, RefCell};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use gimli::{AttributeValue, DwLang, EndianSlice, LineInstruction, RunTimeEndian, SectionId, constants};
+use memmap2::Mmap;
+use object::{Object, ObjectSection};
 
 use super::elf::Elf;
-use super::lookup::DwarfSource;
+use super::lookup::{DwarfFrame, DwarfSource};
+
+type R<'a> = EndianSlice<'a, RunTimeEndian>;
+
+/// The bytes of every DWARF section of one file, mapped or decompressed.
+struct Sections {
+    map: Arc<Mmap>,
+    ranges: HashMap<SectionId, (usize, usize)>,
+    owned: HashMap<SectionId, Vec<u8>>,
+    endian: RunTimeEndian,
+}
+
+impl Sections {
+    fn data(&self, id: SectionId) -> &[u8] {
+        if let Some(v) = self.owned.get(&id) {
+            return v;
+        }
+        match self.ranges.get(&id) {
+            Some(&(s, e)) => self.map.get(s..e).unwrap_or_default(),
+            None => &[],
+        }
+    }
+}
+
+/// A function (subprogram or inlined subroutine) as binutils records it.
+struct Func {
+    inlined: bool,
+    /// The nearest enclosing function DIE.
+    caller: Option<u32>,
+    /// `DW_AT_call_file` of an inlined subroutine, as a file name.
+    call_file: Option<Arc<str>>,
+    call_line: u32,
+    /// The name binutils reads (linkage name preferred), raw (mangled).
+    name: Option<String>,
+    /// binutils' `is_linkage`.
+    is_linkage: bool,
+    /// The namespace/class prefix of the DIE the name came from (`a::b`).
+    scope: Option<String>,
+    /// Address ranges; the first one is binutils' `function->arange`.
+    ranges: Vec<(u64, u64)>,
+}
+
+/// One row of a line sequence.
+#[derive(Clone, Copy)]
+struct Row {
+    addr: u64,
+    op_index: u8,
+    file: u32,
+    line: u32,
+    discriminator: u32,
+    end: bool,
+}
+
+struct Sequence {
+    low: u64,
+    rows: Vec<Row>,
+}
+
+/// A compilation unit's tables, parsed on first use.
+struct Parsed {
+    funcs: Vec<Func>,
+    /// (lowest address, high-water mark, function index), sorted as binutils sorts.
+    lookup: Vec<(u64, u64, u32)>,
+    sequences: Vec<Sequence>,
+    /// Line-table file names by index into `file_names`; `None` = unknown.
+    file_names: Vec<Option<Arc<str>>>,
+    /// Names binutils has since taken from the symbol table (its `function->name = ...`).
+    renamed: RefCell<HashMap<u32, Option<String>>>,
+}
+
+struct UnitSlot<'a> {
+    unit: gimli::Unit<R<'a>>,
+    lang: Option<DwLang>,
+    comp_dir: Option<String>,
+    parsed: OnceCell<Option<Parsed>>,
+}
+
+struct Tables<'a> {
+    dwarf: gimli::Dwarf<R<'a>>,
+    units: Vec<UnitSlot<'a>>,
+    /// Unit address ranges: (low, high, unit index), sorted.
+    index: Vec<(u64, u64, usize)>,
+    /// Units without ranges, scanned when the index has no answer.
+    rangeless: Vec<usize>,
+}
+
+self_cell::self_cell!(
+    struct DwarfCell {
+        owner: Sections,
+        #[not_covariant]
+        dependent: Tables,
+    }
+);
+
+/// The DWARF of one file, answering binutils-style lookups.
+pub struct Dwarf {
+    cell: DwarfCell,
+}
 
 /// Loads the DWARF of `elf` (or of its separate debug file), if it has any.
-pub fn load(_elf: &Elf, _warnings: &mut Vec<String>) -> Option<Box<dyn DwarfSource>> {
-    None
+pub fn load(elf: &Elf, warnings: &mut Vec<String>) -> Option<Box<dyn DwarfSource>> {
+    let (file, map) = if elf.has_dwarf() {
+        (elf.path.clone(), elf.data.clone())
+    } else {
+        let path = find_debug_file(elf)?;
+        match Elf::open(&path) {
+            Ok(dbg) if dbg.has_dwarf() => (path, dbg.data.clone()),
+            Ok(_) => return None,
+            Err(e) => {
+                warnings.push(format!("Warning: {}: {e}", path.display()));
+                return None;
+            }
+        }
+    };
+    match Dwarf::new(map) {
+        Ok(d) => Some(Box::new(d)),
+        Err(e) => {
+            warnings.push(format!(
+                "Warning: {}: cannot read its DWARF ({e}); using its symbol table",
+                file.display()
+            ));
+            None
+        }
+    }
+}
+
+/// binutils' search for a separate debug file: by build id, then by `.gnu_debuglink`.
+pub fn find_debug_file(elf: &Elf) -> Option<PathBuf> {
+    const DEBUGDIR: &str = "/usr/lib/debug";
+    if let Some(id) = &elf.build_id {
+        if id.len() >= 2 {
+            let hex: String = id.iter().map(|b| format!("{b:02x}")).collect();
+            let p = PathBuf::from(format!(
+                "{DEBUGDIR}/.build-id/{}/{}.debug",
+                &hex[..2],
+                &hex[2..]
+            ));
+            if let Ok(dbg) = Elf::open(&p) {
+                if dbg.build_id.as_deref() == Some(id.as_slice()) {
+                    return Some(p);
+                }
+            }
+        }
+    }
+    let (name, crc) = elf.debuglink.as_ref()?;
+    let real = std::fs::canonicalize(&elf.path).unwrap_or_else(|_| elf.path.clone());
+    let dir = real.parent().unwrap_or(Path::new("/"));
+    let mut candidates = vec![dir.join(name), dir.join(".debug").join(name)];
+    let rel = dir.strip_prefix("/").unwrap_or(dir);
+    candidates.push(Path::new(DEBUGDIR).join(rel).join(name));
+    candidates.into_iter().find(|c| crc_matches(c, *crc))
+}
+
+fn crc_matches(path: &Path, crc: u32) -> bool {
+    match std::fs::read(path) {
+        Ok(data) => crc32fast::hash(&data) == crc,
+        Err(_) => false,
+    }
+}
+
+impl Dwarf {
+    /// Reads the DWARF sections of the ELF file mapped at `map`.
+    pub fn new(map: Arc<Mmap>) -> Result<Dwarf, String> {
+        let sections = {
+            let file = object::File::parse(&map[..]).map_err(|e| e.to_string())?;
+            let endian = if file.is_little_endian() {
+                RunTimeEndian::Little
+            } else {
+                RunTimeEndian::Big
+            };
+            let mut ranges = HashMap::new();
+            let mut owned = HashMap::new();
+            let base = map.as_ptr() as usize;
+            for id in ALL_SECTIONS {
+                let name = id.name();
+                let sec = file.section_by_name(name).or_else(|| {
+                    let z = format!(".z{}", &name[1..]);
+                    file.section_by_name(&z)
+                });
+                let Some(sec) = sec else { continue };
+                match sec.uncompressed_data() {
+                    Ok(std::borrow::Cow::Borrowed(b)) => {
+                        let start = b.as_ptr() as usize - base;
+                        ranges.insert(id, (start, start + b.len()));
+                    }
+                    Ok(std::borrow::Cow::Owned(v)) => {
+                        owned.insert(id, v);
+                    }
+                    Err(e) => return Err(format!("{name}: {e}")),
+                }
+            }
+            Sections {
+                map: map.clone(),
+                ranges,
+                owned,
+                endian,
+            }
+        };
+        let cell = DwarfCell::try_new(sections, |s| Tables::new(s))?;
+        Ok(Dwarf { cell })
+    }
+}
+
+const ALL_SECTIONS: [SectionId; 12] = [
+    SectionId::DebugAbbrev,
+    SectionId::DebugAddr,
+    SectionId::DebugInfo,
+    SectionId::DebugLine,
+    SectionId::DebugLineStr,
+    SectionId::DebugRanges,
+    SectionId::DebugRngLists,
+    SectionId::DebugStr,
+    SectionId::DebugStrOffsets,
+    SectionId::DebugLoc,
+    SectionId::DebugLocLists,
+    SectionId::DebugAranges,
+];
+
+/// binutils' `mangle_style(lang) == 0`: languages whose `DW_AT_name` is the linkage name.
+fn name_is_linkage(lang: Option<DwLang>) -> bool {
+    use constants::*;
+    let Some(l) = lang else { return false };
+    [
+        DW_LANG_C89,
+        DW_LANG_C,
+        DW_LANG_Cobol74,
+        DW_LANG_Cobol85,
+        DW_LANG_Fortran77,
+        DW_LANG_Pascal83,
+        DW_LANG_PLI,
+        DW_LANG_C99,
+        DW_LANG_UPC,
+        DW_LANG_C11,
+        DW_LANG_Mips_Assembler,
+        // DW_LANG_Upc, DW_LANG_HP_Basic91, DW_LANG_HP_IMacro, DW_LANG_HP_Assembler.
+        DwLang(0x8765),
+        DwLang(0x8001),
+        DwLang(0x8005),
+        DwLang(0x8007),
+    ]
+    .contains(&l)
+}
+
+impl<'a> Tables<'a> {
+    fn new(s: &'a Sections) -> Result<Tables<'a>, String> {
+        let endian = s.endian;
+        let dwarf = gimli::Dwarf::load(|id| -> Result<R<'a>, gimli::Error> {
+            Ok(EndianSlice::new(s.data(id), endian))
+        })
+        .map_err(|e| e.to_string())?;
+        let mut units = Vec::new();
+        let mut index = Vec::new();
+        let mut rangeless = Vec::new();
+        let mut headers = dwarf.units();
+        loop {
+            let header = match headers.next() {
+                Ok(Some(h)) => h,
+                Ok(None) => break,
+                Err(_) => break,
+            };
+            let Ok(unit) = dwarf.unit(header) else {
+                continue;
+            };
+            let mut lang = None;
+            let mut ranges = Vec::new();
+            {
+                let mut entries = unit.entries();
+                if let Ok(Some(root)) = entries.next_dfs() {
+                    if let Some(AttributeValue::Language(l)) =
+                        root.attr_value(constants::DW_AT_language)
+                    {
+                        lang = Some(l);
+                    }
+                    if let Ok(mut it) = dwarf.die_ranges(&unit, root) {
+                        while let Ok(Some(r)) = it.next() {
+                            if r.begin < r.end {
+                                ranges.push((r.begin, r.end));
+                            }
+                        }
+                    }
+                }
+            }
+            let comp_dir = unit.comp_dir.map(|d| {
+                let d = String::from_utf8_lossy(d.slice()).into_owned();
+                // binutils drops an Irix "<machine>.:" prefix.
+                match d.find(':') {
+                    Some(i) if i > 0 && d.as_bytes()[i - 1] == b'.' && d[i + 1..].starts_with('/') => {
+                        d[i + 1..].to_string()
+                    }
+                    _ => d,
+                }
+            });
+            let idx = units.len();
+            if ranges.is_empty() {
+                rangeless.push(idx);
+            }
+            for (lo, hi) in ranges {
+                index.push((lo, hi, idx));
+            }
+            units.push(UnitSlot {
+                unit,
+                lang,
+                comp_dir,
+                parsed: OnceCell::new(),
+            });
+        }
+        index.sort_by_key(|e| (e.0, e.2));
+        Ok(Tables {
+            dwarf,
+            units,
+            index,
+            rangeless,
+        })
+    }
+
+    fn parsed(&self, u: usize) -> Option<&Parsed> {
+        let slot = self.units.get(u)?;
+        slot.parsed
+            .get_or_init(|| parse_unit(&self.dwarf, &self.units, u))
+            .as_ref()
+    }
+
+    /// Units whose ranges hold `addr`, in unit order, then the units without ranges.
+    fn candidates(&self, addr: u64) -> Vec<usize> {
+        let end = self.index.partition_point(|e| e.0 <= addr);
+        let mut v: Vec<usize> = self.index[..end]
+            .iter()
+            .filter(|e| addr < e.1)
+            .map(|e| e.2)
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v.extend(self.rangeless.iter().copied());
+        v
+    }
+}
+
+/// Reads the function table and line table of unit `u`.
+fn parse_unit<'a>(dwarf: &gimli::Dwarf<R<'a>>, units: &[UnitSlot<'a>], u: usize) -> Option<Parsed> {
+    let slot = &units[u];
+    let unit = &slot.unit;
+    let (sequences, file_names) = match &unit.line_program {
+        Some(lp) => decode_lines(dwarf, unit, lp.clone(), slot.comp_dir.as_deref()),
+        None => (Vec::new(), Vec::new()),
+    };
+    let funcs = scan_functions(dwarf, units, u, &file_names).unwrap_or_default();
+    let mut lookup: Vec<(u64, u64, u32)> = funcs
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| !f.ranges.is_empty())
+        .map(|(i, f)| {
+            let lo = f.ranges.iter().map(|r| r.0).min().unwrap_or(0);
+            let hi = f.ranges.iter().map(|r| r.1).max().unwrap_or(0);
+            (lo, hi, i as u32)
+        })
+        .collect();
+    lookup.sort_by_key(|e| (e.0, e.1, e.2));
+    let mut high = 0;
+    for e in &mut lookup {
+        if e.1 > high {
+            high = e.1;
+        } else {
+            e.1 = high;
+        }
+    }
+    Some(Parsed {
+        funcs,
+        lookup,
+        sequences,
+        file_names,
+        renamed: RefCell::new(HashMap::new()),
+    })
+}
+
+fn attr_str<'a>(dwarf: &gimli::Dwarf<R<'a>>, unit: &gimli::Unit<R<'a>>, v: AttributeValue<R<'a>>) -> Option<String> {
+    dwarf
+        .attr_string(unit, v)
+        .ok()
+        .map(|s| String::from_utf8_lossy(s.slice()).into_owned())
+}
+
+/// binutils' `concat_filename` over a line program header.
+fn file_names<'a>(
+    dwarf: &gimli::Dwarf<R<'a>>,
+    unit: &gimli::Unit<R<'a>>,
+    header: &gimli::LineProgramHeader<R<'a>>,
+    extra: &[(Option<String>, u64)],
+    comp_dir: Option<&str>,
+) -> Vec<Option<Arc<str>>> {
+    let v5 = header.version() >= 5;
+    let dirs: Vec<Option<String>> = header
+        .include_directories()
+        .iter()
+        .map(|d| attr_str(dwarf, unit, d.clone()))
+        .collect();
+    let mut files: Vec<(Option<String>, u64)> = header
+        .file_names()
+        .iter()
+        .map(|f| (attr_str(dwarf, unit, f.path_name()), f.directory_index()))
+        .collect();
+    files.extend(extra.iter().cloned());
+    // Index by DWARF file number: v5 numbers from 0, earlier versions from 1 (0 = unknown).
+    let n = files.len() + usize::from(!v5);
+    let mut out = Vec::with_capacity(n);
+    if !v5 {
+        out.push(None);
+    }
+    for (name, dir) in files {
+        let Some(name) = name else {
+            out.push(None);
+            continue;
+        };
+        if name.starts_with('/') {
+            out.push(Some(Arc::from(name.as_str())));
+            continue;
+        }
+        // Pre-v5 directory numbers count from 1 (0 = the compilation directory).
+        let d = if v5 { Some(dir) } else { dir.checked_sub(1) };
+        let subdir = d.and_then(|d| dirs.get(d as usize)).and_then(|s| s.clone());
+        let mut dir_name: Option<String> = None;
+        if subdir.as_deref().is_none_or(|s| !s.starts_with('/')) {
+            dir_name = comp_dir.map(str::to_string);
+        }
+        let mut subdir = subdir;
+        if dir_name.is_none() {
+            dir_name = subdir.take();
+        }
+        let full = match (dir_name, subdir) {
+            (None, _) => name,
+            (Some(d), Some(s)) => format!("{d}/{s}/{name}"),
+            (Some(d), None) => format!("{d}/{name}"),
+        };
+        out.push(Some(Arc::from(full.as_str())));
+    }
+    out
+}
+
+/// Decodes a line program as binutils' `decode_line_info` does.
+fn decode_lines<'a>(
+    dwarf: &gimli::Dwarf<R<'a>>,
+    unit: &gimli::Unit<R<'a>>,
+    program: gimli::IncompleteLineProgram<R<'a>>,
+    comp_dir: Option<&str>,
+) -> (Vec<Sequence>, Vec<Option<Arc<str>>>) {
+    let header = program.header().clone();
+    let v5 = header.version() >= 5;
+    let min_len = u64::from(header.minimum_instruction_length());
+    let max_ops = u64::from(header.maximum_operations_per_instruction().max(1));
+    let line_base = i64::from(header.line_base());
+    let line_range = u64::from(header.line_range());
+    let opcode_base = u64::from(header.opcode_base());
+    let mut extra: Vec<(Option<String>, u64)> = Vec::new();
+    let mut names = file_names(dwarf, unit, &header, &extra, comp_dir);
+    let mut seqs: Vec<(Vec<Row>, usize)> = Vec::new();
+    let mut instrs = header.instructions();
+    let first_file: u32 = if v5 { 0 } else { 1 };
+    'outer: loop {
+        let mut address: u64 = 0;
+        let mut op_index: u64 = 0;
+        let mut file = first_file;
+        let mut line: u64 = 1;
+        let mut discriminator: u32 = 0;
+        let mut rows: Vec<Row> = Vec::new();
+        let mut any = false;
+        loop {
+            let ins = match instrs.next_instruction(&header) {
+                Ok(Some(i)) => i,
+                Ok(None) | Err(_) => {
+                    if any {
+                        push_seq(&mut seqs, rows);
+                    }
+                    break 'outer;
+                }
+            };
+            any = true;
+            let emit = |rows: &mut Vec<Row>, end: bool, address: u64, op_index: u64, file: u32, line: u64, disc: u32| {
+                let r = Row {
+                    addr: address,
+                    op_index: op_index as u8,
+                    file,
+                    line: line as u32,
+                    discriminator: disc,
+                    end,
+                };
+                // binutils keeps only the last row at an address (same op index and end flag).
+                if let Some(last) = rows.last_mut() {
+                    if last.addr == r.addr && last.op_index == r.op_index && last.end == r.end {
+                        *last = r;
+                        return;
+                    }
+                }
+                rows.push(r);
+            };
+            match ins {
+                LineInstruction::Special(op) => {
+                    if line_range == 0 {
+                        break 'outer;
+                    }
+                    let adj = u64::from(op).saturating_sub(opcode_base);
+                    if max_ops == 1 {
+                        address = address.wrapping_add(adj / line_range * min_len);
+                    } else {
+                        address = address
+                            .wrapping_add((op_index + adj / line_range) / max_ops * min_len);
+                        op_index = (op_index + adj / line_range) % max_ops;
+                    }
+                    line = line.wrapping_add((line_base + (adj % line_range) as i64) as u64);
+                    emit(&mut rows, false, address, op_index, file, line, discriminator);
+                    discriminator = 0;
+                }
+                LineInstruction::Copy => {
+                    emit(&mut rows, false, address, op_index, file, line, discriminator);
+                    discriminator = 0;
+                }
+                LineInstruction::AdvancePc(n) => {
+                    if max_ops == 1 {
+                        address = address.wrapping_add(min_len.wrapping_mul(n));
+                    } else {
+                        address = (op_index + n) / max_ops * min_len;
+                        op_index = (op_index + n) % max_ops;
+                    }
+                }
+                LineInstruction::AdvanceLine(n) => line = line.wrapping_add(n as u64),
+                LineInstruction::SetFile(f) => file = f as u32,
+                LineInstruction::ConstAddPc => {
+                    if line_range == 0 {
+                        break 'outer;
+                    }
+                    let adj = (255 - opcode_base) / line_range;
+                    if max_ops == 1 {
+                        address = address.wrapping_add(min_len * adj);
+                    } else {
+                        address = address.wrapping_add(min_len * ((op_index + adj) / max_ops));
+                        op_index = (op_index + adj) % max_ops;
+                    }
+                }
+                LineInstruction::FixedAddPc(n) => {
+                    address = address.wrapping_add(u64::from(n));
+                    op_index = 0;
+                }
+                LineInstruction::EndSequence => {
+                    emit(&mut rows, true, address, op_index, file, line, discriminator);
+                    push_seq(&mut seqs, std::mem::take(&mut rows));
+                    continue 'outer;
+                }
+                LineInstruction::SetAddress(a) => {
+                    address = a;
+                    op_index = 0;
+                }
+                LineInstruction::DefineFile(entry) => {
+                    extra.push((
+                        attr_str(dwarf, unit, entry.path_name()),
+                        entry.directory_index(),
+                    ));
+                    names = file_names(dwarf, unit, &header, &extra, comp_dir);
+                }
+                LineInstruction::SetDiscriminator(d) => discriminator = d as u32,
+                _ => {}
+            }
+        }
+    }
+    // Sort sequences by low address, larger ones first among equals, then drop nested
+    // sequences and trim overlapping ones, as binutils does.
+    let mut list: Vec<Sequence> = seqs
+        .into_iter()
+        .map(|(rows, _)| Sequence {
+            low: rows.iter().map(|r| r.addr).min().unwrap_or(0),
+            rows,
+        })
+        .collect();
+    let high = |s: &Sequence| s.rows.last().map_or(0, |r| r.addr);
+    let mut order: Vec<usize> = (0..list.len()).collect();
+    order.sort_by(|&a, &b| {
+        list[a]
+            .low
+            .cmp(&list[b].low)
+            .then_with(|| high(&list[b]).cmp(&high(&list[a])))
+            .then_with(|| a.cmp(&b))
+    });
+    let mut sorted: Vec<Sequence> = Vec::with_capacity(list.len());
+    let mut taken: Vec<Option<Sequence>> = list.drain(..).map(Some).collect();
+    let mut last_high: Option<u64> = None;
+    for i in order {
+        let Some(mut s) = taken[i].take() else { continue };
+        let h = high(&s);
+        if let Some(lh) = last_high {
+            if s.low < lh {
+                if h <= lh {
+                    continue;
+                }
+                s.low = lh;
+            }
+        }
+        last_high = Some(h);
+        sorted.push(s);
+    }
+    (sorted, names)
+}
+
+fn push_seq(seqs: &mut Vec<(Vec<Row>, usize)>, mut rows: Vec<Row>) {
+    if rows.is_empty() {
+        return;
+    }
+    // Rows normally arrive in address order; binutils inserts out-of-order ones sorted,
+    // keeping the end-of-sequence row last.
+    if rows.windows(2).any(|w| (w[1].addr, w[1].op_index) < (w[0].addr, w[0].op_index) && !w[1].end) {
+        let end = rows.iter().rposition(|r| r.end).map(|i| rows.remove(i));
+        rows.sort_by_key(|r| (r.addr, r.op_index));
+        if let Some(e) = end {
+            rows.push(e);
+        }
+    }
+    let n = seqs.len();
+    seqs.push((rows, n));
+}
+
+impl Parsed {
+    /// binutils' `lookup_address_in_line_info_table`.
+    fn line_at(&self, addr: u64) -> Option<(Option<Arc<str>>, u32, u32)> {
+        let i = self.sequences.partition_point(|s| s.low <= addr);
+        let seq = self.sequences.get(i.checked_sub(1)?)?;
+        let last = seq.rows.last()?;
+        if addr < seq.low || addr >= last.addr {
+            return None;
+        }
+        let j = seq.rows.partition_point(|r| r.addr <= addr);
+        let k = j.checked_sub(1)?;
+        if k + 1 >= seq.rows.len() {
+            return None;
+        }
+        let row = seq.rows[k];
+        if row.end {
+            return None;
+        }
+        let name = self.file_names.get(row.file as usize).cloned().flatten();
+        Some((name, row.line, row.discriminator))
+    }
+
+    /// binutils' `lookup_address_in_function_table`: the smallest range holding `addr`.
+    fn func_at(&self, addr: u64) -> Option<u32> {
+        let last = self.lookup.last()?;
+        if last.1 < addr {
+            return None;
+        }
+        let first = self.lookup.partition_point(|e| e.1 <= addr);
+        let mut best: Option<(u32, u64)> = None;
+        for e in &self.lookup[first..] {
+            if addr < e.0 {
+                break;
+            }
+            let f = &self.funcs[e.2 as usize];
+            for &(lo, hi) in &f.ranges {
+                if addr < lo || addr >= hi {
+                    continue;
+                }
+                let len = hi - lo;
+                let better = match best {
+                    None => true,
+                    Some((b, blen)) => len < blen || (len == blen && e.2 > b),
+                };
+                if better {
+                    best = Some((e.2, len));
+                }
+            }
+        }
+        best.map(|b| b.0)
+    }
+}
+
+/// binutils' `arange_add`: appends a range, extending an existing one it touches.
+fn arange_add(ranges: &mut Vec<(u64, u64)>, lo: u64, hi: u64) {
+    if lo == hi {
+        return;
+    }
+    for r in ranges.iter_mut() {
+        if lo == r.1 {
+            r.1 = hi;
+            return;
+        }
+        if hi == r.0 {
+            r.0 = lo;
+            return;
+        }
+    }
+    if ranges.is_empty() {
+        ranges.push((lo, hi));
+    } else {
+        ranges.insert(1, (lo, hi));
+    }
+}
+
+/// What binutils' `find_abstract_instance` reads from the DIE a reference points to.
+struct Origin {
+    name: Option<String>,
+    is_linkage: bool,
+    scope: Option<String>,
+}
+
+/// Follows `DW_AT_abstract_origin`/`DW_AT_specification` `r` from unit `u`.
+fn find_abstract_instance<'a>(
+    dwarf: &gimli::Dwarf<R<'a>>,
+    units: &[UnitSlot<'a>],
+    u: usize,
+    r: AttributeValue<R<'a>>,
+    out: &mut Origin,
+    depth: u32,
+    scopes: &HashMap<(usize, usize), String>,
+) {
+    if depth >= 100 {
+        return;
+    }
+    let (tu, off) = match r {
+        AttributeValue::UnitRef(o) => (u, o),
+        AttributeValue::DebugInfoRef(o) => {
+            // A reference into another unit.
+            let mut found = None;
+            for (i, s) in units.iter().enumerate() {
+                if let Some(uo) = o.to_unit_offset(&s.unit.header) {
+                    found = Some((i, uo));
+                    break;
+                }
+            }
+            match found {
+                Some(x) => x,
+                None => return,
+            }
+        }
+        _ => return,
+    };
+    let slot = &units[tu];
+    let unit = &slot.unit;
+    let Ok(entry) = unit.entry(off) else {
+        return;
+    };
+    for a in entry.attrs() {
+        match a.name() {
+            constants::DW_AT_name => {
+                if out.name.is_none() {
+                    if let Some(s) = attr_str(dwarf, unit, a.value()) {
+                        out.name = Some(s);
+                        out.scope = scopes.get(&(tu, off.0)).cloned();
+                        if name_is_linkage(slot.lang) {
+                            out.is_linkage = true;
+                        }
+                    }
+                }
+            }
+            constants::DW_AT_specification => {
+                find_abstract_instance(dwarf, units, tu, a.value(), out, depth + 1, scopes);
+            }
+            constants::DW_AT_linkage_name | constants::DW_AT_MIPS_linkage_name => {
+                if let Some(s) = attr_str(dwarf, unit, a.value()) {
+                    out.name = Some(s);
+                    out.is_linkage = true;
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// binutils' `scan_unit_for_symbols`, for functions: every subprogram and inlined
+/// subroutine with its caller, name and ranges.
+fn scan_functions<'a>(
+    dwarf: &gimli::Dwarf<R<'a>>,
+    units: &[UnitSlot<'a>],
+    u: usize,
+    files: &[Option<Arc<str>>],
+) -> Option<Vec<Func>> {
+    let slot = &units[u];
+    let unit = &slot.unit;
+    // First pass: the scope (namespace/class path) of every subprogram DIE, for names.
+    let mut scopes: HashMap<(usize, usize), String> = HashMap::new();
+    {
+        let mut stack: Vec<Option<String>> = Vec::new();
+        let mut cursor = unit.entries();
+        while let Ok(Some(e)) = cursor.next_dfs() {
+            let depth = e.depth();
+            stack.truncate(depth.max(0) as usize);
+            let tag = e.tag();
+            let scope_name = match tag {
+                constants::DW_TAG_namespace => Some(
+                    e.attr_value(constants::DW_AT_name)
+                        .and_then(|v| attr_str(dwarf, unit, v))
+                        .unwrap_or_else(|| "(anonymous namespace)".to_string()),
+                ),
+                constants::DW_TAG_class_type
+                | constants::DW_TAG_structure_type
+                | constants::DW_TAG_union_type => e
+                    .attr_value(constants::DW_AT_name)
+                    .and_then(|v| attr_str(dwarf, unit, v)),
+                _ => None,
+            };
+            if tag == constants::DW_TAG_subprogram {
+                let path: Vec<&str> = stack.iter().flatten().map(String::as_str).collect();
+                if !path.is_empty() {
+                    scopes.insert((u, e.offset().0), path.join("::"));
+                }
+            }
+            stack.push(scope_name);
+        }
+    }
+    let mut funcs: Vec<Func> = Vec::new();
+    // Function DIE index at each nesting level (None: not a function).
+    let mut nested: Vec<Option<u32>> = Vec::new();
+    let mut raw = unit.entries_raw(None).ok()?;
+    while !raw.is_empty() {
+        let depth = raw.next_depth();
+        let offset = raw.next_offset();
+        let abbrev = match raw.read_abbreviation() {
+            Ok(Some(a)) => a,
+            Ok(None) => continue,
+            Err(_) => break,
+        };
+        let level = depth.max(0) as usize;
+        nested.truncate(level);
+        let tag = abbrev.tag();
+        let is_func = tag == constants::DW_TAG_subprogram
+            || tag == constants::DW_TAG_entry_point
+            || tag == constants::DW_TAG_inlined_subroutine;
+        if !is_func {
+            if raw.skip_attributes(abbrev.attributes()).is_err() {
+                break;
+            }
+            nested.push(None);
+            continue;
+        }
+        let inlined = tag == constants::DW_TAG_inlined_subroutine;
+        let caller = if inlined {
+            nested.iter().rev().flatten().next().copied()
+        } else {
+            None
+        };
+        let mut f = Func {
+            inlined,
+            caller,
+            call_file: None,
+            call_line: 0,
+            name: None,
+            is_linkage: false,
+            scope: None,
+            ranges: Vec::new(),
+        };
+        let mut low: u64 = 0;
+        let mut high: u64 = 0;
+        let mut high_rel = false;
+        let mut bad = false;
+        for spec in abbrev.attributes() {
+            let a = match raw.read_attribute(*spec) {
+                Ok(a) => a,
+                Err(_) => {
+                    bad = true;
+                    break;
+                }
+            };
+            match a.name() {
+                constants::DW_AT_call_file => {
+                    if let Some(i) = a.udata_value() {
+                        f.call_file = files.get(i as usize).cloned().flatten().or_else(|| {
+                            Some(Arc::from("<unknown>"))
+                        });
+                    }
+                }
+                constants::DW_AT_call_line => {
+                    if let Some(l) = a.udata_value() {
+                        f.call_line = l as u32;
+                    }
+                }
+                constants::DW_AT_abstract_origin | constants::DW_AT_specification => {
+                    let mut o = Origin {
+                        name: f.name.take(),
+                        is_linkage: f.is_linkage,
+                        scope: f.scope.take(),
+                    };
+                    find_abstract_instance(dwarf, units, u, a.value(), &mut o, 0, &scopes);
+                    f.name = o.name;
+                    f.is_linkage = o.is_linkage;
+                    f.scope = o.scope;
+                }
+                constants::DW_AT_name => {
+                    if f.name.is_none() {
+                        if let Some(s) = attr_str(dwarf, unit, a.value()) {
+                            f.name = Some(s);
+                            f.scope = scopes.get(&(u, offset.0)).cloned();
+                            if name_is_linkage(slot.lang) {
+                                f.is_linkage = true;
+                            }
+                        }
+                    }
+                }
+                constants::DW_AT_linkage_name | constants::DW_AT_MIPS_linkage_name => {
+                    if let Some(s) = attr_str(dwarf, unit, a.value()) {
+                        f.name = Some(s);
+                        f.is_linkage = true;
+                    }
+                }
+                constants::DW_AT_low_pc => {
+                    if let Ok(Some(v)) = dwarf.attr_address(unit, a.value()) {
+                        low = v;
+                    }
+                }
+                constants::DW_AT_high_pc => match a.value() {
+                    AttributeValue::Addr(v) => {
+                        high = v;
+                        high_rel = false;
+                    }
+                    v @ AttributeValue::DebugAddrIndex(_) => {
+                        if let Ok(Some(x)) = dwarf.attr_address(unit, v) {
+                            high = x;
+                            high_rel = false;
+                        }
+                    }
+                    v => {
+                        if let Some(x) = v.udata_value() {
+                            high = x;
+                            high_rel = true;
+                        }
+                    }
+                },
+                constants::DW_AT_ranges => {
+                    if let Ok(Some(off)) = dwarf.attr_ranges_offset(unit, a.value()) {
+                        if let Ok(mut it) = dwarf.ranges(unit, off) {
+                            while let Ok(Some(r)) = it.next() {
+                                arange_add(&mut f.ranges, r.begin, r.end);
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if bad {
+            break;
+        }
+        if high_rel {
+            high = high.wrapping_add(low);
+        }
+        if high != 0 {
+            arange_add(&mut f.ranges, low, high);
+        }
+        let id = funcs.len() as u32;
+        funcs.push(f);
+        nested.push(Some(id));
+    }
+    Some(funcs)
+}
+
+impl Tables<'_> {
+    fn display_name(&self, p: &Parsed, lang: Option<DwLang>, id: u32) -> Option<String> {
+        let f = &p.funcs[id as usize];
+        if let Some(r) = p.renamed.borrow().get(&id) {
+            return r.clone();
+        }
+        if f.inlined && !f.is_linkage && !name_is_linkage(lang) {
+            return qualified(f);
+        }
+        f.name.clone()
+    }
+}
+
+fn qualified(f: &Func) -> Option<String> {
+    let name = f.name.as_ref()?;
+    Some(match &f.scope {
+        Some(s) => format!("{s}::{name}"),
+        None => name.clone(),
+    })
+}
+
+impl DwarfSource for Dwarf {
+    fn frames(
+        &self,
+        vma: u64,
+        inlines: bool,
+        symbol: &dyn Fn() -> Option<(u64, String, Option<String>)>,
+    ) -> Option<Vec<DwarfFrame>> {
+        self.cell.with_dependent(|_, t| {
+            for u in t.candidates(vma) {
+                let Some(p) = t.parsed(u) else { continue };
+                let func = p.func_at(vma);
+                let line = p.line_at(vma);
+                if func.is_none() && line.is_none() {
+                    continue;
+                }
+                let lang = t.units[u].lang;
+                let (mut file, lineno, disc) = match line {
+                    Some((f, l, d)) => (f.map(|s| s.to_string()), l, d),
+                    None => (None, 0, 0),
+                };
+                // The innermost name, as binutils' _bfd_dwarf2_find_nearest_line settles it.
+                let name: Option<String> = match func {
+                    Some(id) => {
+                        let f = &p.funcs[id as usize];
+                        let renamed = p.renamed.borrow().get(&id).cloned();
+                        if let Some(r) = renamed {
+                            r
+                        } else if f.is_linkage {
+                            f.name.clone()
+                        } else if f.inlined {
+                            qualified(f)
+                        } else {
+                            let sym = symbol();
+                            if file.is_none() {
+                                file = sym.as_ref().and_then(|s| s.2.clone());
+                            }
+                            let low = f.ranges.first().map(|r| r.0);
+                            let (shown, keep) = match sym {
+                                Some((start, sname, _)) => {
+                                    let keep = if Some(start) == low {
+                                        Some(sname.clone())
+                                    } else {
+                                        f.name.clone()
+                                    };
+                                    (Some(sname), keep)
+                                }
+                                None => (f.name.clone(), f.name.clone()),
+                            };
+                            p.renamed.borrow_mut().insert(id, keep);
+                            shown
+                        }
+                    }
+                    None => {
+                        let sym = symbol();
+                        if file.is_none() {
+                            file = sym.as_ref().and_then(|s| s.2.clone());
+                        }
+                        sym.map(|s| s.1)
+                    }
+                };
+                let mut out = vec![DwarfFrame {
+                    function: name,
+                    file,
+                    line: lineno,
+                    discriminator: disc,
+                }];
+                if inlines {
+                    let mut cur = func;
+                    while let Some(id) = cur {
+                        let f = &p.funcs[id as usize];
+                        if !f.inlined {
+                            break;
+                        }
+                        let Some(caller) = f.caller else { break };
+                        out.push(DwarfFrame {
+                            function: t.display_name(p, lang, caller),
+                            file: f.call_file.as_ref().map(|s| s.to_string()),
+                            line: f.call_line,
+                            discriminator: disc,
+                        });
+                        cur = Some(caller);
+                    }
+                }
+                return Some(out);
+            }
+            None
+        })
+    }
 }

@@ -35,22 +35,24 @@ impl A2lFrame {
 pub struct DwarfFrame {
     /// Raw (mangled) function name, if any.
     pub function: Option<String>,
-    /// True when the name is a linkage name (DW_AT_linkage_name).
-    pub is_linkage: bool,
-    /// The low address of the innermost function's range (for binutils' name fallback).
-    pub low_pc: Option<u64>,
     /// Source file.
     pub file: Option<String>,
     /// Line, 0 when unknown.
     pub line: u32,
-    /// Discriminator, 0 when none.
+    /// Discriminator (of the innermost row: addr2line prints it on every frame), 0 when none.
     pub discriminator: u32,
 }
+
+/// The ELF symbol binutils falls back on: its start address, raw name and source file.
+pub type SymbolAnswer = Option<(u64, String, Option<String>)>;
 
 /// A source of DWARF answers for one file.
 pub trait DwarfSource {
     /// The frames at a file address, innermost first; `None` when DWARF does not cover it.
-    fn frames(&self, vma: u64, inlines: bool) -> Option<Vec<DwarfFrame>>;
+    /// `symbol` looks up the ELF symbol holding the address, for functions DWARF names
+    /// without a linkage name.
+    fn frames(&self, vma: u64, inlines: bool, symbol: &dyn Fn() -> SymbolAnswer)
+    -> Option<Vec<DwarfFrame>>;
 }
 
 /// addr2line for one ELF file: its symbols (the file's own) and optional DWARF (possibly from
@@ -79,51 +81,29 @@ impl<'a> Addr2Line<'a> {
         let Some(sec) = self.elf.section_containing(vma) else {
             return vec![A2lFrame::unknown()];
         };
-        if let Some(frames) = self.dwarf.and_then(|d| d.frames(vma, inlines))
-            && !frames.is_empty()
-        {
-            return self.format_dwarf(frames, sec, vma);
+        if let Some(d) = self.dwarf {
+            let symbol = || {
+                self.find_function(sec, vma).map(|(s, file)| {
+                    (
+                        s.value,
+                        String::from_utf8_lossy(&s.name).into_owned(),
+                        file.map(str::to_string),
+                    )
+                })
+            };
+            if let Some(frames) = d.frames(vma, inlines, &symbol)
+                && !frames.is_empty()
+            {
+                return format_dwarf(frames);
+            }
         }
         match self.find_function(sec, vma) {
             Some((sym, file)) => vec![A2lFrame {
                 function: name_of(&sym.name),
                 place: format!("{}:?", file.unwrap_or("??")),
             }],
-            None => vec![A2lFrame {
-                function: "??".to_string(),
-                place: "??:?".to_string(),
-            }],
+            None => vec![A2lFrame::unknown()],
         }
-    }
-
-    fn format_dwarf(&self, frames: Vec<DwarfFrame>, sec: usize, vma: u64) -> Vec<A2lFrame> {
-        let mut out = Vec::with_capacity(frames.len());
-        for (i, f) in frames.into_iter().enumerate() {
-            // binutils names the innermost frame from the symbol table when DWARF gives no
-            // linkage name for it (and keeps the DWARF name when no symbol is found).
-            let raw = if i == 0 && !f.is_linkage {
-                match self.find_function(sec, vma) {
-                    Some((sym, _)) => Some(String::from_utf8_lossy(&sym.name).into_owned()),
-                    None => f.function.clone(),
-                }
-            } else {
-                f.function.clone()
-            };
-            let function = match raw.as_deref() {
-                None | Some("") => "??".to_string(),
-                Some(n) => demangle::demangle(n),
-            };
-            let file = f.file.as_deref().unwrap_or("??");
-            let place = if f.line == 0 {
-                format!("{file}:?")
-            } else if f.discriminator != 0 {
-                format!("{file}:{} (discriminator {})", f.line, f.discriminator)
-            } else {
-                format!("{file}:{}", f.line)
-            };
-            out.push(A2lFrame { function, place });
-        }
-        out
     }
 
     /// binutils' `_bfd_elf_find_function`: the best function symbol at or below `vma` in
@@ -166,6 +146,28 @@ impl<'a> Addr2Line<'a> {
         let file_name = best_file.and_then(|f| std::str::from_utf8(&f.name).ok());
         Some((sym, file_name))
     }
+}
+
+/// addr2line's printing of DWARF frames: demangled names, `file:line` places.
+fn format_dwarf(frames: Vec<DwarfFrame>) -> Vec<A2lFrame> {
+    frames
+        .into_iter()
+        .map(|f| {
+            let function = match f.function.as_deref() {
+                None | Some("") => "??".to_string(),
+                Some(n) => demangle::demangle(n),
+            };
+            let file = f.file.as_deref().unwrap_or("??");
+            let place = if f.line == 0 {
+                format!("{file}:?")
+            } else if f.discriminator != 0 {
+                format!("{file}:{} (discriminator {})", f.line, f.discriminator)
+            } else {
+                format!("{file}:{}", f.line)
+            };
+            A2lFrame { function, place }
+        })
+        .collect()
 }
 
 fn name_of(raw: &[u8]) -> String {
