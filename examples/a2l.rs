@@ -13,10 +13,12 @@ fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let mut inlines = false;
     let mut show_addr = false;
+    let mut raw = false;
     while let Some(a) = args.first() {
         match a.as_str() {
             "-i" => inlines = true,
             "-a" => show_addr = true,
+            "-r" => raw = true,
             _ => break,
         }
         args.remove(0);
@@ -37,7 +39,10 @@ fn main() {
     for w in warnings {
         eprintln!("{w}");
     }
-    let a2l = Addr2Line::new(&elf, dw.as_deref());
+    let mut a2l = Addr2Line::new(&elf, dw.as_deref());
+    if raw {
+        a2l = a2l.without_demangling();
+    }
     let stdin = std::io::stdin();
     let mut out = std::io::stdout().lock();
     for line in stdin.lock().lines().map_while(Result::ok) {

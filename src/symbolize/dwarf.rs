@@ -26,7 +26,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use gimli::{AttributeValue, DwLang, EndianSlice, LineInstruction, RunTimeEndian, SectionId, constants};
+use gimli::{
+    AttributeValue, DwLang, EndianSlice, LineInstruction, RunTimeEndian, SectionId, constants,
+};
 use memmap2::Mmap;
 use object::{Object, ObjectSection};
 
@@ -99,6 +101,9 @@ struct Parsed {
     file_names: Vec<Option<Arc<str>>>,
     /// Names binutils has since taken from the symbol table (its `function->name = ...`).
     renamed: RefCell<HashMap<u32, Option<String>>>,
+    /// Addresses the unit's line sequences and functions cover, merged and sorted: once a
+    /// unit is read, binutils finds it by these too.
+    covered: Vec<(u64, u64)>,
 }
 
 struct UnitSlot<'a> {
@@ -113,6 +118,10 @@ struct Tables<'a> {
     units: Vec<UnitSlot<'a>>,
     /// Unit address ranges: (low, high, unit index), sorted.
     index: Vec<(u64, u64, usize)>,
+    /// Running maximum of `index` highs, to stop scanning back early.
+    index_high: Vec<u64>,
+    /// Units read so far, in the order they were read.
+    read: RefCell<Vec<usize>>,
     /// Units without ranges, scanned when the index has no answer.
     rangeless: Vec<usize>,
 }
@@ -128,16 +137,18 @@ self_cell::self_cell!(
 /// The DWARF of one file, answering binutils-style lookups.
 pub struct Dwarf {
     cell: DwarfCell,
+    /// The separate debug file the DWARF was read from, if any.
+    debug: Option<Elf>,
 }
 
 /// Loads the DWARF of `elf` (or of its separate debug file), if it has any.
 pub fn load(elf: &Elf, warnings: &mut Vec<String>) -> Option<Box<dyn DwarfSource>> {
-    let (file, map) = if elf.has_dwarf() {
-        (elf.path.clone(), elf.data.clone())
+    let (file, map, debug) = if elf.has_dwarf() {
+        (elf.path.clone(), elf.data.clone(), None)
     } else {
         let path = find_debug_file(elf)?;
         match Elf::open(&path) {
-            Ok(dbg) if dbg.has_dwarf() => (path, dbg.data.clone()),
+            Ok(dbg) if dbg.has_dwarf() => (path, dbg.data.clone(), Some(dbg)),
             Ok(_) => return None,
             Err(e) => {
                 warnings.push(format!("Warning: {}: {e}", path.display()));
@@ -146,7 +157,10 @@ pub fn load(elf: &Elf, warnings: &mut Vec<String>) -> Option<Box<dyn DwarfSource
         }
     };
     match Dwarf::new(map) {
-        Ok(d) => Some(Box::new(d)),
+        Ok(mut d) => {
+            d.debug = debug;
+            Some(Box::new(d))
+        }
         Err(e) => {
             warnings.push(format!(
                 "Warning: {}: cannot read its DWARF ({e}); using its symbol table",
@@ -160,19 +174,19 @@ pub fn load(elf: &Elf, warnings: &mut Vec<String>) -> Option<Box<dyn DwarfSource
 /// binutils' search for a separate debug file: by build id, then by `.gnu_debuglink`.
 pub fn find_debug_file(elf: &Elf) -> Option<PathBuf> {
     const DEBUGDIR: &str = "/usr/lib/debug";
-    if let Some(id) = &elf.build_id {
-        if id.len() >= 2 {
-            let hex: String = id.iter().map(|b| format!("{b:02x}")).collect();
-            let p = PathBuf::from(format!(
-                "{DEBUGDIR}/.build-id/{}/{}.debug",
-                &hex[..2],
-                &hex[2..]
-            ));
-            if let Ok(dbg) = Elf::open(&p) {
-                if dbg.build_id.as_deref() == Some(id.as_slice()) {
-                    return Some(p);
-                }
-            }
+    if let Some(id) = &elf.build_id
+        && id.len() >= 2
+    {
+        let hex: String = id.iter().map(|b| format!("{b:02x}")).collect();
+        let p = PathBuf::from(format!(
+            "{DEBUGDIR}/.build-id/{}/{}.debug",
+            &hex[..2],
+            &hex[2..]
+        ));
+        if let Ok(dbg) = Elf::open(&p)
+            && dbg.build_id.as_deref() == Some(id.as_slice())
+        {
+            return Some(p);
         }
     }
     let (name, crc) = elf.debuglink.as_ref()?;
@@ -230,7 +244,7 @@ impl Dwarf {
             }
         };
         let cell = DwarfCell::try_new(sections, |s| Tables::new(s))?;
-        Ok(Dwarf { cell })
+        Ok(Dwarf { cell, debug: None })
     }
 }
 
@@ -317,7 +331,9 @@ impl<'a> Tables<'a> {
                 let d = String::from_utf8_lossy(d.slice()).into_owned();
                 // binutils drops an Irix "<machine>.:" prefix.
                 match d.find(':') {
-                    Some(i) if i > 0 && d.as_bytes()[i - 1] == b'.' && d[i + 1..].starts_with('/') => {
+                    Some(i)
+                        if i > 0 && d.as_bytes()[i - 1] == b'.' && d[i + 1..].starts_with('/') =>
+                    {
                         d[i + 1..].to_string()
                     }
                     _ => d,
@@ -338,10 +354,18 @@ impl<'a> Tables<'a> {
             });
         }
         index.sort_by_key(|e| (e.0, e.2));
+        let mut index_high = Vec::with_capacity(index.len());
+        let mut m = 0;
+        for e in &index {
+            m = m.max(e.1);
+            index_high.push(m);
+        }
         Ok(Tables {
             dwarf,
             units,
             index,
+            index_high,
+            read: RefCell::new(Vec::new()),
             rangeless,
         })
     }
@@ -349,18 +373,33 @@ impl<'a> Tables<'a> {
     fn parsed(&self, u: usize) -> Option<&Parsed> {
         let slot = self.units.get(u)?;
         slot.parsed
-            .get_or_init(|| parse_unit(&self.dwarf, &self.units, u))
+            .get_or_init(|| {
+                self.read.borrow_mut().push(u);
+                parse_unit(&self.dwarf, &self.units, u)
+            })
             .as_ref()
     }
 
     /// Units whose ranges hold `addr`, in unit order, then the units without ranges.
     fn candidates(&self, addr: u64) -> Vec<usize> {
         let end = self.index.partition_point(|e| e.0 <= addr);
-        let mut v: Vec<usize> = self.index[..end]
-            .iter()
-            .filter(|e| addr < e.1)
-            .map(|e| e.2)
-            .collect();
+        let mut v: Vec<usize> = Vec::new();
+        for i in (0..end).rev() {
+            if self.index_high[i] <= addr {
+                break;
+            }
+            if addr < self.index[i].1 {
+                v.push(self.index[i].2);
+            }
+        }
+        for &u in self.read.borrow().iter() {
+            if let Some(Some(p)) = self.units[u].parsed.get() {
+                let i = p.covered.partition_point(|r| r.0 <= addr);
+                if i > 0 && addr < p.covered[i - 1].1 {
+                    v.push(u);
+                }
+            }
+        }
         v.sort_unstable();
         v.dedup();
         v.extend(self.rangeless.iter().copied());
@@ -396,16 +435,35 @@ fn parse_unit<'a>(dwarf: &gimli::Dwarf<R<'a>>, units: &[UnitSlot<'a>], u: usize)
             e.1 = high;
         }
     }
+    let mut covered: Vec<(u64, u64)> = sequences
+        .iter()
+        .filter_map(|s| s.rows.last().map(|l| (s.low, l.addr)))
+        .chain(funcs.iter().flat_map(|f| f.ranges.iter().copied()))
+        .filter(|r| r.0 < r.1)
+        .collect();
+    covered.sort_unstable();
+    let mut merged: Vec<(u64, u64)> = Vec::with_capacity(covered.len());
+    for r in covered {
+        match merged.last_mut() {
+            Some(last) if r.0 <= last.1 => last.1 = last.1.max(r.1),
+            _ => merged.push(r),
+        }
+    }
     Some(Parsed {
         funcs,
         lookup,
         sequences,
         file_names,
         renamed: RefCell::new(HashMap::new()),
+        covered: merged,
     })
 }
 
-fn attr_str<'a>(dwarf: &gimli::Dwarf<R<'a>>, unit: &gimli::Unit<R<'a>>, v: AttributeValue<R<'a>>) -> Option<String> {
+fn attr_str<'a>(
+    dwarf: &gimli::Dwarf<R<'a>>,
+    unit: &gimli::Unit<R<'a>>,
+    v: AttributeValue<R<'a>>,
+) -> Option<String> {
     dwarf
         .attr_string(unit, v)
         .ok()
@@ -424,7 +482,7 @@ fn file_names<'a>(
     let dirs: Vec<Option<String>> = header
         .include_directories()
         .iter()
-        .map(|d| attr_str(dwarf, unit, d.clone()))
+        .map(|d| attr_str(dwarf, unit, *d))
         .collect();
     let mut files: Vec<(Option<String>, u64)> = header
         .file_names()
@@ -506,7 +564,13 @@ fn decode_lines<'a>(
                 }
             };
             any = true;
-            let emit = |rows: &mut Vec<Row>, end: bool, address: u64, op_index: u64, file: u32, line: u64, disc: u32| {
+            let emit = |rows: &mut Vec<Row>,
+                        end: bool,
+                        address: u64,
+                        op_index: u64,
+                        file: u32,
+                        line: u64,
+                        disc: u32| {
                 let r = Row {
                     addr: address,
                     op_index: op_index as u8,
@@ -516,11 +580,13 @@ fn decode_lines<'a>(
                     end,
                 };
                 // binutils keeps only the last row at an address (same op index and end flag).
-                if let Some(last) = rows.last_mut() {
-                    if last.addr == r.addr && last.op_index == r.op_index && last.end == r.end {
-                        *last = r;
-                        return;
-                    }
+                if let Some(last) = rows.last_mut()
+                    && last.addr == r.addr
+                    && last.op_index == r.op_index
+                    && last.end == r.end
+                {
+                    *last = r;
+                    return;
                 }
                 rows.push(r);
             };
@@ -533,16 +599,32 @@ fn decode_lines<'a>(
                     if max_ops == 1 {
                         address = address.wrapping_add(adj / line_range * min_len);
                     } else {
-                        address = address
-                            .wrapping_add((op_index + adj / line_range) / max_ops * min_len);
+                        address =
+                            address.wrapping_add((op_index + adj / line_range) / max_ops * min_len);
                         op_index = (op_index + adj / line_range) % max_ops;
                     }
                     line = line.wrapping_add((line_base + (adj % line_range) as i64) as u64);
-                    emit(&mut rows, false, address, op_index, file, line, discriminator);
+                    emit(
+                        &mut rows,
+                        false,
+                        address,
+                        op_index,
+                        file,
+                        line,
+                        discriminator,
+                    );
                     discriminator = 0;
                 }
                 LineInstruction::Copy => {
-                    emit(&mut rows, false, address, op_index, file, line, discriminator);
+                    emit(
+                        &mut rows,
+                        false,
+                        address,
+                        op_index,
+                        file,
+                        line,
+                        discriminator,
+                    );
                     discriminator = 0;
                 }
                 LineInstruction::AdvancePc(n) => {
@@ -572,7 +654,15 @@ fn decode_lines<'a>(
                     op_index = 0;
                 }
                 LineInstruction::EndSequence => {
-                    emit(&mut rows, true, address, op_index, file, line, discriminator);
+                    emit(
+                        &mut rows,
+                        true,
+                        address,
+                        op_index,
+                        file,
+                        line,
+                        discriminator,
+                    );
                     push_seq(&mut seqs, std::mem::take(&mut rows));
                     continue 'outer;
                 }
@@ -614,15 +704,17 @@ fn decode_lines<'a>(
     let mut taken: Vec<Option<Sequence>> = list.drain(..).map(Some).collect();
     let mut last_high: Option<u64> = None;
     for i in order {
-        let Some(mut s) = taken[i].take() else { continue };
+        let Some(mut s) = taken[i].take() else {
+            continue;
+        };
         let h = high(&s);
-        if let Some(lh) = last_high {
-            if s.low < lh {
-                if h <= lh {
-                    continue;
-                }
-                s.low = lh;
+        if let Some(lh) = last_high
+            && s.low < lh
+        {
+            if h <= lh {
+                continue;
             }
+            s.low = lh;
         }
         last_high = Some(h);
         sorted.push(s);
@@ -636,7 +728,10 @@ fn push_seq(seqs: &mut Vec<(Vec<Row>, usize)>, mut rows: Vec<Row>) {
     }
     // Rows normally arrive in address order; binutils inserts out-of-order ones sorted,
     // keeping the end-of-sequence row last.
-    if rows.windows(2).any(|w| (w[1].addr, w[1].op_index) < (w[0].addr, w[0].op_index) && !w[1].end) {
+    if rows
+        .windows(2)
+        .any(|w| (w[1].addr, w[1].op_index) < (w[0].addr, w[0].op_index) && !w[1].end)
+    {
         let end = rows.iter().rposition(|r| r.end).map(|i| rows.remove(i));
         rows.sort_by_key(|r| (r.addr, r.op_index));
         if let Some(e) = end {
@@ -768,13 +863,13 @@ fn find_abstract_instance<'a>(
     for a in entry.attrs() {
         match a.name() {
             constants::DW_AT_name => {
-                if out.name.is_none() {
-                    if let Some(s) = attr_str(dwarf, unit, a.value()) {
-                        out.name = Some(s);
-                        out.scope = scopes.get(&(tu, off.0)).cloned();
-                        if name_is_linkage(slot.lang) {
-                            out.is_linkage = true;
-                        }
+                if out.name.is_none()
+                    && let Some(s) = attr_str(dwarf, unit, a.value())
+                {
+                    out.name = Some(s);
+                    out.scope = scopes.get(&(tu, off.0)).cloned();
+                    if name_is_linkage(slot.lang) {
+                        out.is_linkage = true;
                     }
                 }
             }
@@ -889,9 +984,11 @@ fn scan_functions<'a>(
             match a.name() {
                 constants::DW_AT_call_file => {
                     if let Some(i) = a.udata_value() {
-                        f.call_file = files.get(i as usize).cloned().flatten().or_else(|| {
-                            Some(Arc::from("<unknown>"))
-                        });
+                        f.call_file = files
+                            .get(i as usize)
+                            .cloned()
+                            .flatten()
+                            .or_else(|| Some(Arc::from("<unknown>")));
                     }
                 }
                 constants::DW_AT_call_line => {
@@ -911,13 +1008,13 @@ fn scan_functions<'a>(
                     f.scope = o.scope;
                 }
                 constants::DW_AT_name => {
-                    if f.name.is_none() {
-                        if let Some(s) = attr_str(dwarf, unit, a.value()) {
-                            f.name = Some(s);
-                            f.scope = scopes.get(&(u, offset.0)).cloned();
-                            if name_is_linkage(slot.lang) {
-                                f.is_linkage = true;
-                            }
+                    if f.name.is_none()
+                        && let Some(s) = attr_str(dwarf, unit, a.value())
+                    {
+                        f.name = Some(s);
+                        f.scope = scopes.get(&(u, offset.0)).cloned();
+                        if name_is_linkage(slot.lang) {
+                            f.is_linkage = true;
                         }
                     }
                 }
@@ -951,11 +1048,11 @@ fn scan_functions<'a>(
                     }
                 },
                 constants::DW_AT_ranges => {
-                    if let Ok(Some(off)) = dwarf.attr_ranges_offset(unit, a.value()) {
-                        if let Ok(mut it) = dwarf.ranges(unit, off) {
-                            while let Ok(Some(r)) = it.next() {
-                                arange_add(&mut f.ranges, r.begin, r.end);
-                            }
+                    if let Ok(Some(off)) = dwarf.attr_ranges_offset(unit, a.value())
+                        && let Ok(mut it) = dwarf.ranges(unit, off)
+                    {
+                        while let Ok(Some(r)) = it.next() {
+                            arange_add(&mut f.ranges, r.begin, r.end);
                         }
                     }
                 }
@@ -1000,6 +1097,10 @@ fn qualified(f: &Func) -> Option<String> {
 }
 
 impl DwarfSource for Dwarf {
+    fn symbol_file(&self) -> Option<&Elf> {
+        self.debug.as_ref()
+    }
+
     fn frames(
         &self,
         vma: u64,

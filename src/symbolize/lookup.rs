@@ -51,17 +51,124 @@ pub trait DwarfSource {
     /// The frames at a file address, innermost first; `None` when DWARF does not cover it.
     /// `symbol` looks up the ELF symbol holding the address, for functions DWARF names
     /// without a linkage name.
-    fn frames(&self, vma: u64, inlines: bool, symbol: &dyn Fn() -> SymbolAnswer)
-    -> Option<Vec<DwarfFrame>>;
+    fn frames(
+        &self,
+        vma: u64,
+        inlines: bool,
+        symbol: &dyn Fn() -> SymbolAnswer,
+    ) -> Option<Vec<DwarfFrame>>;
+
+    /// The separate debug file the DWARF came from, if any.
+    fn symbol_file(&self) -> Option<&Elf> {
+        None
+    }
+}
+
+/// binutils' `_bfd_elf_find_function` over one symbol table, indexed for speed, with the
+/// one-entry cache binutils keeps (whose answer it reuses while an address stays inside the
+/// cached function).
+pub struct SymIndex<'a> {
+    syms: &'a [ElfSym],
+    /// Per section: (code offset, symbol index) of possible function symbols, sorted.
+    by_section: std::collections::HashMap<usize, Vec<(u64, u32)>>,
+    /// Per symbol: the file symbol binutils would name with it.
+    file_of: Vec<Option<u32>>,
+    cache: std::cell::Cell<Option<(usize, u32, u64, u64)>>,
+}
+
+impl<'a> SymIndex<'a> {
+    /// Indexes `syms` (in table order).
+    pub fn new(syms: &'a [ElfSym]) -> SymIndex<'a> {
+        #[derive(PartialEq)]
+        enum State {
+            Nothing,
+            Symbol,
+            FileAfterSymbol,
+        }
+        let mut state = State::Nothing;
+        let mut file: Option<u32> = None;
+        let mut file_of = Vec::with_capacity(syms.len());
+        let mut by_section: std::collections::HashMap<usize, Vec<(u64, u32)>> =
+            std::collections::HashMap::new();
+        for (i, s) in syms.iter().enumerate() {
+            if s.st_type == stt::FILE {
+                file = Some(i as u32);
+                if state == State::Symbol {
+                    state = State::FileAfterSymbol;
+                }
+                file_of.push(None);
+                continue;
+            }
+            if state == State::Nothing {
+                state = State::Symbol;
+            }
+            let named = file.filter(|_| s.st_bind == stb::LOCAL || state != State::FileAfterSymbol);
+            file_of.push(named);
+            if let SymSection::Index(sec) = s.section
+                && maybe_function(s, sec).is_some()
+            {
+                by_section.entry(sec).or_default().push((s.value, i as u32));
+            }
+        }
+        for v in by_section.values_mut() {
+            v.sort_unstable();
+        }
+        SymIndex {
+            syms,
+            by_section,
+            file_of,
+            cache: std::cell::Cell::new(None),
+        }
+    }
+
+    /// The function symbol binutils picks for `vma` in section `sec`, and its file name.
+    pub fn find(&self, sec: usize, vma: u64) -> Option<(&'a ElfSym, Option<&'a str>)> {
+        let hit = match self.cache.get() {
+            Some((s, i, value, size)) if s == sec && vma >= value && vma - value < size => i,
+            _ => {
+                let i = self.fresh(sec, vma)?;
+                let sym = &self.syms[i as usize];
+                let size = maybe_function(sym, sec).unwrap_or(1);
+                self.cache.set(Some((sec, i, sym.value, size)));
+                i
+            }
+        };
+        let sym = &self.syms[hit as usize];
+        let file = self.file_of[hit as usize]
+            .and_then(|f| std::str::from_utf8(&self.syms[f as usize].name).ok());
+        Some((sym, file))
+    }
+
+    fn fresh(&self, sec: usize, vma: u64) -> Option<u32> {
+        let list = self.by_section.get(&sec)?;
+        let end = list.partition_point(|e| e.0 <= vma);
+        let (best_off, _) = *list.get(end.checked_sub(1)?)?;
+        // Every symbol at the best offset competes, in table order.
+        let start = list[..end].partition_point(|e| e.0 < best_off);
+        let mut tied: Vec<u32> = list[start..end].iter().map(|e| e.1).collect();
+        tied.sort_unstable();
+        let mut best: Option<(&ElfSym, u64, u64)> = None;
+        let mut best_i = None;
+        for i in tied {
+            let s = &self.syms[i as usize];
+            let size = maybe_function(s, sec).unwrap_or(1);
+            if better_fit(best, s, s.value, size, vma) {
+                best = Some((s, s.value, size));
+                best_i = Some(i);
+            }
+        }
+        best_i
+    }
 }
 
 /// addr2line for one ELF file: its symbols (the file's own) and optional DWARF (possibly from
-/// a separate debug file).
+/// a separate debug file, whose symbol table binutils then uses to name functions).
 pub struct Addr2Line<'a> {
     elf: &'a Elf,
-    /// `.symtab`, or `.dynsym` when `.symtab` is empty: what binutils slurps.
-    syms: &'a [ElfSym],
+    syms: SymIndex<'a>,
     dwarf: Option<&'a dyn DwarfSource>,
+    debug_syms: Option<(&'a Elf, SymIndex<'a>)>,
+    demangle: bool,
 }
 
 impl<'a> Addr2Line<'a> {
@@ -72,7 +179,22 @@ impl<'a> Addr2Line<'a> {
         } else {
             &elf.symtab
         };
-        Addr2Line { elf, syms, dwarf }
+        let debug_syms = dwarf
+            .and_then(|d| d.symbol_file())
+            .map(|dbg| (dbg, SymIndex::new(&dbg.symtab)));
+        Addr2Line {
+            elf,
+            syms: SymIndex::new(syms),
+            dwarf,
+            debug_syms,
+            demangle: true,
+        }
+    }
+
+    /// Leaves names mangled (`addr2line` without `-C`), for comparisons.
+    pub fn without_demangling(mut self) -> Self {
+        self.demangle = false;
+        self
     }
 
     /// The frames addr2line prints for `vma`, innermost first; with `inlines` (`-i`) the
@@ -82,8 +204,19 @@ impl<'a> Addr2Line<'a> {
             return vec![A2lFrame::unknown()];
         };
         if let Some(d) = self.dwarf {
+            // binutils' DWARF code names functions from the debug file's symbols when the
+            // DWARF came from one (and the section lines up by position and name).
+            let index = match &self.debug_syms {
+                Some((dbg, idx))
+                    if dbg.sections.get(sec).map(|s| &s.name)
+                        == self.elf.sections.get(sec).map(|s| &s.name) =>
+                {
+                    idx
+                }
+                _ => &self.syms,
+            };
             let symbol = || {
-                self.find_function(sec, vma).map(|(s, file)| {
+                index.find(sec, vma).map(|(s, file)| {
                     (
                         s.value,
                         String::from_utf8_lossy(&s.name).into_owned(),
@@ -94,68 +227,34 @@ impl<'a> Addr2Line<'a> {
             if let Some(frames) = d.frames(vma, inlines, &symbol)
                 && !frames.is_empty()
             {
-                return format_dwarf(frames);
+                return format_dwarf(frames, self.demangle);
+            }
+            if let Some((s, file)) = index.find(sec, vma) {
+                return vec![A2lFrame {
+                    function: name_of(&s.name, self.demangle),
+                    place: format!("{}:?", file.unwrap_or("??")),
+                }];
             }
         }
-        match self.find_function(sec, vma) {
+        match self.syms.find(sec, vma) {
             Some((sym, file)) => vec![A2lFrame {
-                function: name_of(&sym.name),
+                function: name_of(&sym.name, self.demangle),
                 place: format!("{}:?", file.unwrap_or("??")),
             }],
             None => vec![A2lFrame::unknown()],
         }
     }
-
-    /// binutils' `_bfd_elf_find_function`: the best function symbol at or below `vma` in
-    /// section `sec`, and the file symbol that goes with it.
-    pub fn find_function(&self, sec: usize, vma: u64) -> Option<(&'a ElfSym, Option<&'a str>)> {
-        #[derive(PartialEq)]
-        enum State {
-            Nothing,
-            Symbol,
-            FileAfterSymbol,
-        }
-        let mut state = State::Nothing;
-        let mut file: Option<&ElfSym> = None;
-        let mut best: Option<(&ElfSym, u64, u64)> = None;
-        let mut best_file: Option<&ElfSym> = None;
-        for s in self.syms {
-            if s.st_type == stt::FILE {
-                file = Some(s);
-                if state == State::Symbol {
-                    state = State::FileAfterSymbol;
-                }
-                continue;
-            }
-            if state == State::Nothing {
-                state = State::Symbol;
-            }
-            let Some(size) = maybe_function(s, sec) else {
-                continue;
-            };
-            let code_off = s.value;
-            if better_fit(best, s, code_off, size, vma) {
-                best = Some((s, code_off, size));
-                best_file = None;
-                if file.is_some() && (s.st_bind == stb::LOCAL || state != State::FileAfterSymbol) {
-                    best_file = file;
-                }
-            }
-        }
-        let (sym, _, _) = best?;
-        let file_name = best_file.and_then(|f| std::str::from_utf8(&f.name).ok());
-        Some((sym, file_name))
-    }
 }
 
 /// addr2line's printing of DWARF frames: demangled names, `file:line` places.
-fn format_dwarf(frames: Vec<DwarfFrame>) -> Vec<A2lFrame> {
+fn format_dwarf(frames: Vec<DwarfFrame>, demangle: bool) -> Vec<A2lFrame> {
     frames
         .into_iter()
         .map(|f| {
             let function = match f.function.as_deref() {
                 None | Some("") => "??".to_string(),
-                Some(n) => demangle::demangle(n),
+                Some(n) if demangle => demangle::demangle(n),
+                Some(n) => n.to_string(),
             };
             let file = f.file.as_deref().unwrap_or("??");
             let place = if f.line == 0 {
@@ -170,11 +269,16 @@ fn format_dwarf(frames: Vec<DwarfFrame>) -> Vec<A2lFrame> {
         .collect()
 }
 
-fn name_of(raw: &[u8]) -> String {
+fn name_of(raw: &[u8], demangle: bool) -> String {
     if raw.is_empty() {
         return "??".to_string();
     }
-    demangle::demangle(&String::from_utf8_lossy(raw))
+    let s = String::from_utf8_lossy(raw);
+    if demangle {
+        demangle::demangle(&s)
+    } else {
+        s.into_owned()
+    }
 }
 
 /// binutils' `_bfd_elf_maybe_function_sym`: the size to assume for a symbol that may be a
