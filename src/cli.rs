@@ -537,6 +537,7 @@ impl Args {
             retain: self.retain.filter(|s| !s.is_empty()),
             exclude: self.exclude.filter(|s| !s.is_empty()),
             jeprof,
+            debug: self.debug,
         })
     }
 }

@@ -8,17 +8,18 @@
 
 use std::collections::HashMap;
 
+use rustc_hash::FxHashMap;
+
 use regex::Regex;
 
 use crate::profile::Kind;
-use crate::symbolize::demangle::short_name;
 use crate::symbolize::{Frame, SymbolTable};
 
 /// Stack → value; pprof's `$profile` hash.
 #[derive(Debug, Clone, Default)]
 pub struct Stacks {
     /// The stacks, leaf first.
-    pub map: HashMap<Vec<u64>, f64>,
+    pub map: FxHashMap<Vec<u64>, f64>,
 }
 
 impl Stacks {
@@ -111,11 +112,8 @@ pub fn addr_key(a: u64, width: usize) -> String {
 }
 
 /// The short name pprof matches skip lists against: that of the outermost frame.
-fn outer_short(frames: &[Frame], keep: bool) -> String {
-    frames
-        .first()
-        .map(|f| short_name(&f.function, keep))
-        .unwrap_or_default()
+fn outer_short(frames: &[Frame]) -> String {
+    frames.first().map(|f| f.short.clone()).unwrap_or_default()
 }
 
 const HEAP_SKIP: &[&str] = &[
@@ -212,7 +210,6 @@ pub fn remove_uninteresting(
     opts: &Options,
     notes: &mut Vec<String>,
 ) -> Stacks {
-    let keep = opts.keep_templates;
     let mut skip: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut skip_re: Option<Regex> = None;
     match kind {
@@ -236,7 +233,7 @@ pub fn remove_uninteresting(
     if kind == Kind::Cpu {
         while let Some(second) = second_pc_always_same(&stacks) {
             let name = match symbols.get(second) {
-                Some(f) => outer_short(f, keep),
+                Some(f) => outer_short(f),
                 None => addr_key(second, opts.address_width),
             };
             if opts.no_auto_signal_frames && !opts.jeprof {
@@ -259,18 +256,25 @@ pub fn remove_uninteresting(
             stacks = r;
         }
     }
-    let mut skipped: HashMap<u64, bool> = HashMap::new();
+    let mut skipped: FxHashMap<u64, bool> = FxHashMap::default();
     let mut is_skipped = |a: u64| -> bool {
-        *skipped.entry(a).or_insert_with(|| match symbols.get(a) {
-            Some(f) => {
-                let n = outer_short(f, keep);
-                skip.contains(&n) || skip_re.as_ref().is_some_and(|r| r.is_match(&n))
-            }
-            None => false,
-        })
+        *skipped
+            .entry(a)
+            .or_insert_with(|| match symbols.get(a).and_then(|f| f.first()) {
+                Some(f) => {
+                    skip.contains(&f.short)
+                        || skip_re.as_ref().is_some_and(|r| r.is_match(&f.short))
+                }
+                None => false,
+            })
     };
     let mut r = Stacks::default();
+    r.map.reserve(stacks.map.len());
     for (k, v) in stacks.map {
+        if !k.iter().any(|&a| is_skipped(a)) {
+            r.add(k, v);
+            continue;
+        }
         let mut path: Vec<u64> = Vec::with_capacity(k.len());
         for &a in &k {
             if is_skipped(a) {
@@ -299,7 +303,7 @@ fn filter_frames(stacks: Stacks, symbols: &SymbolTable, opts: &Options) -> Stack
             .into_iter()
             .filter(|&a| {
                 let name = match symbols.get(a) {
-                    Some(f) => outer_short(f, opts.keep_templates),
+                    Some(f) => outer_short(f),
                     None => addr_key(a, opts.address_width),
                 };
                 opts.retain.as_ref().is_none_or(|re| re.is_match(&name))
@@ -329,10 +333,10 @@ fn second_pc_always_same(stacks: &Stacks) -> Option<u64> {
 }
 
 /// True when any frame of `frames` matches `re` by its short name or its `file:line`.
-fn symbol_matches(frames: Option<&[Frame]>, re: &Regex, keep: bool) -> bool {
+fn symbol_matches(frames: Option<&[Frame]>, re: &Regex) -> bool {
     frames.is_some_and(|fs| {
         fs.iter()
-            .any(|f| re.is_match(&short_name(&f.function, keep)) || re.is_match(&f.fileline))
+            .any(|f| re.is_match(&f.short) || re.is_match(&f.fileline))
     })
 }
 
@@ -345,13 +349,12 @@ pub fn filter(
     keep: bool,
     opts: &Options,
 ) -> Stacks {
-    let mut cache: HashMap<u64, bool> = HashMap::new();
+    let mut cache: FxHashMap<u64, bool> = FxHashMap::default();
     let mut r = Stacks::default();
     for (k, v) in stacks.map {
         let hit = k.iter().any(|&a| {
             *cache.entry(a).or_insert_with(|| {
-                re.is_match(&addr_key(a, opts.address_width))
-                    || symbol_matches(symbols.get(a), re, opts.keep_templates)
+                re.is_match(&addr_key(a, opts.address_width)) || symbol_matches(symbols.get(a), re)
             })
         });
         if hit == keep {
@@ -377,7 +380,7 @@ pub struct Reduced {
     /// Node id → node.
     pub nodes: Vec<Node>,
     /// Stack of node ids (leaf first, each once) → value.
-    pub stacks: HashMap<Vec<u32>, f64>,
+    pub stacks: FxHashMap<Vec<u32>, f64>,
 }
 
 impl Reduced {
@@ -402,7 +405,7 @@ impl Reduced {
 
 /// pprof's `FillFullnameToShortnameMap`: nm routines that share a short name but not an
 /// address get `name@address` so they stay apart.
-fn fullname_to_shortname(symbols: &SymbolTable, keep: bool) -> HashMap<String, String> {
+fn fullname_to_shortname(symbols: &SymbolTable) -> HashMap<String, String> {
     let mut seen_once: HashMap<String, String> = HashMap::new();
     let mut more: std::collections::HashSet<String> = std::collections::HashSet::new();
     let entries = symbols.sorted();
@@ -411,7 +414,7 @@ fn fullname_to_shortname(symbols: &SymbolTable, keep: bool) -> HashMap<String, S
         if tag_of(&f.function).is_none() {
             continue;
         }
-        let short = short_name(&f.function, keep);
+        let short = f.short.clone();
         match seen_once.get(&short) {
             Some(full) if *full != f.function => {
                 more.insert(short);
@@ -428,8 +431,8 @@ fn fullname_to_shortname(symbols: &SymbolTable, keep: bool) -> HashMap<String, S
     }
     for (_, frames) in &entries {
         let Some(f) = frames.first() else { continue };
-        let short = short_name(&f.function, keep);
-        if more.contains(&short)
+        let short = &f.short;
+        if more.contains(short)
             && let Some(tag) = tag_of(&f.function)
         {
             let hex = tag.trim_start_matches('0');
@@ -450,59 +453,96 @@ fn tag_of(full: &str) -> Option<&str> {
 /// pprof's `ReduceProfile`: names each frame at the chosen granularity (`TranslateStack`),
 /// keeps each name once per stack, and sums stacks that become equal.
 pub fn reduce(stacks: &Stacks, symbols: &SymbolTable, opts: &Options) -> Reduced {
-    let keep = opts.keep_templates;
     let w = opts.address_width;
-    let map = fullname_to_shortname(symbols, keep);
-    let mut ids: HashMap<String, u32> = HashMap::new();
+    let map = fullname_to_shortname(symbols);
+    let mut ids: FxHashMap<String, u32> = FxHashMap::default();
     let mut out = Reduced::default();
-    // Names per address, cached: (names innermost first, has a Callback::Run frame).
-    let mut cache: HashMap<u64, Vec<Translated>> = HashMap::new();
-    let mut run_ids: HashMap<u64, usize> = HashMap::new();
+    let mut intern = |node: Node, out: &mut Reduced| -> Option<u32> {
+        if node.key.is_empty() {
+            return None;
+        }
+        Some(match ids.get(&node.key) {
+            Some(&id) => id,
+            None => {
+                let id = out.nodes.len() as u32;
+                ids.insert(node.key.clone(), id);
+                out.nodes.push(node);
+                id
+            }
+        })
+    };
+    // Node ids per address (innermost frame first).
+    let mut cache: FxHashMap<u64, Vec<Item>> = FxHashMap::default();
+    let mut run_ids: FxHashMap<u64, usize> = FxHashMap::default();
     let mut sorted: Vec<(&Vec<u64>, &f64)> = stacks.map.iter().collect();
-    sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    // Callback::Run frames are numbered in the order they are met: meet them in a fixed
+    // order (pprof's is hash order).
+    if symbols.any_function(|f| f.contains("Callback") && f.ends_with("::Run")) {
+        sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    }
+    let mut path: Vec<u32> = Vec::new();
     for (k, &v) in sorted {
-        let mut path: Vec<u32> = Vec::with_capacity(k.len());
+        path.clear();
         for (i, &a) in k.iter().enumerate() {
             if w > 8 && a > 0x7fff_ffff_ffff_ffff {
                 continue;
             }
-            let names = cache
-                .entry(a)
-                .or_insert_with(|| translate(a, symbols, &map, opts));
-            for t in names.iter() {
-                let node = match t {
-                    Translated::Name(n) => n.clone(),
-                    Translated::Run(fileline) => {
+            let items = match cache.get(&a) {
+                Some(items) => items,
+                None => {
+                    let items = translate(a, symbols, &map, opts)
+                        .into_iter()
+                        .map(|t| match t {
+                            Translated::Name(n) => match intern(n, &mut out) {
+                                Some(id) => Item::Node(id),
+                                None => Item::Skip,
+                            },
+                            Translated::Run(fileline) => Item::Run(fileline),
+                        })
+                        .collect();
+                    cache.entry(a).or_insert(items)
+                }
+            };
+            for item in items {
+                let id = match item {
+                    Item::Node(id) => Some(*id),
+                    Item::Skip => None,
+                    Item::Run(fileline) => {
                         let caller = if i > 0 { k[i - 1] } else { 0 };
                         let next = run_ids.len() + 1;
-                        let id = *run_ids.entry(caller).or_insert(next);
-                        let func = format!("Run#{id}");
-                        Node {
-                            key: granular(&func, fileline, a, w, opts),
+                        let n = *run_ids.entry(caller).or_insert(next);
+                        let node = Node {
+                            key: granular(&format!("Run#{n}"), fileline, a, w, opts),
                             addr: None,
-                        }
+                        };
+                        intern(node, &mut out)
                     }
                 };
-                if node.key.is_empty() {
-                    continue;
-                }
-                let id = match ids.get(&node.key) {
-                    Some(&id) => id,
-                    None => {
-                        let id = out.nodes.len() as u32;
-                        ids.insert(node.key.clone(), id);
-                        out.nodes.push(node);
-                        id
-                    }
-                };
-                if !path.contains(&id) {
+                if let Some(id) = id
+                    && !path.contains(&id)
+                {
                     path.push(id);
                 }
             }
         }
-        *out.stacks.entry(path).or_insert(0.0) += v;
+        match out.stacks.get_mut(path.as_slice()) {
+            Some(e) => *e += v,
+            None => {
+                out.stacks.insert(path.clone(), v);
+            }
+        }
     }
     out
+}
+
+/// A translated frame, cached per address.
+enum Item {
+    /// A node.
+    Node(u32),
+    /// A frame with an empty name.
+    Skip,
+    /// A `Callback::Run` frame (its `file:line`), named per caller.
+    Run(String),
 }
 
 enum Translated {
@@ -520,7 +560,6 @@ fn translate(
     map: &HashMap<String, String>,
     opts: &Options,
 ) -> Vec<Translated> {
-    let keep = opts.keep_templates;
     let w = opts.address_width;
     let astr = addr_key(a, w);
     let owned;
@@ -530,6 +569,7 @@ fn translate(
             owned = [Frame {
                 function: astr.clone(),
                 fileline: String::new(),
+                short: astr.clone(),
             }];
             &owned
         }
@@ -541,7 +581,7 @@ fn translate(
     for (j, f) in frames.iter().enumerate().rev() {
         let mut func = match map.get(&f.function) {
             Some(s) => s.clone(),
-            None if symbols.get(a).is_some() => short_name(&f.function, keep),
+            None if symbols.get(a).is_some() => f.short.clone(),
             None => f.function.clone(),
         };
         if j > 0 {

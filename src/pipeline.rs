@@ -83,6 +83,35 @@ pub struct Options {
     pub exclude: Option<String>,
     /// Behave as jeprof (the program was invoked as `jeprof`).
     pub jeprof: bool,
+    /// `--debug`: print the time each stage took to the message stream.
+    pub debug: bool,
+}
+
+/// Stage timing for `--debug`.
+struct Timer {
+    on: bool,
+    last: std::time::Instant,
+}
+
+impl Timer {
+    fn new(on: bool) -> Timer {
+        Timer {
+            on,
+            last: std::time::Instant::now(),
+        }
+    }
+
+    fn stage(&mut self, err: &mut dyn Write, what: &str) {
+        if self.on {
+            let now = std::time::Instant::now();
+            let _ = writeln!(
+                err,
+                "rpprof: {what}: {:.3} s",
+                (now - self.last).as_secs_f64()
+            );
+            self.last = now;
+        }
+    }
 }
 
 /// A profile argument that was read.
@@ -196,6 +225,7 @@ pub fn run(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(
     let Some(first) = opts.args.first() else {
         return Err(Error::usage("Did not specify program"));
     };
+    let mut timer = Timer::new(opts.debug);
     // Sort out the program and the profiles.
     let mut program: Option<PathBuf> = None;
     let mut profile_args: Vec<&String> = Vec::new();
@@ -219,6 +249,7 @@ pub fn run(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(
         Some(b) => Some(read_profile(b)?),
         None => None,
     };
+    timer.stage(err, "read profiles");
     let symbolized = inputs[0].profile.symbols.is_some();
     if program.is_some()
         && let Some(i) = inputs.iter().find(|i| i.profile.symbols.is_some())
@@ -285,6 +316,7 @@ pub fn run(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(
         Embedded {
             names: &names,
             address_width: w,
+            keep_templates: opts.keep_templates,
         }
         .symbolize(&addrs, &mut warnings)
     } else {
@@ -303,6 +335,7 @@ pub fn run(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(
     for w in &warnings {
         writeln!(err, "{w}").map_err(io_err)?;
     }
+    timer.stage(err, &format!("symbolize {} addresses", addrs.len()));
 
     let gopts = graph::Options {
         granularity: opts.granularity,
@@ -381,6 +414,7 @@ pub fn run(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(
         };
         ctx.report(&mut buf, merged, None, &leaks, &mut notes)?;
     }
+    timer.stage(err, "aggregate and render");
     for n in &notes {
         writeln!(err, "{n}").map_err(io_err)?;
     }

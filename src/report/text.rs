@@ -6,7 +6,6 @@ use std::io::{self, Write};
 
 use crate::graph::{Granularity, Reduced, Stacks, addr_key};
 use crate::symbolize::SymbolTable;
-use crate::symbolize::demangle::short_name;
 use crate::units::{Measure, percent, perl_int, perl_num};
 
 /// What the text report needs besides the data.
@@ -76,11 +75,7 @@ pub fn write_table(
         if let Some(frames) = node.addr.and_then(|a| symbols.get(a))
             && let Some(first) = frames.first()
         {
-            let sym = format!(
-                "{} {}",
-                short_name(&first.function, o.keep_templates),
-                first.fileline
-            );
+            let sym = format!("{} {}", first.short, first.fileline);
             name = if o.granularity == Granularity::Addresses {
                 format!("{} {sym}", node.key)
             } else {
@@ -104,7 +99,7 @@ pub fn write_table(
 }
 
 /// pprof's `ExtractSymbolLocation`: `file:line:function` of an address's outer frame.
-fn location(symbols: &SymbolTable, a: u64, keep: bool) -> String {
+fn location(symbols: &SymbolTable, a: u64) -> String {
     match symbols.get(a).and_then(|f| f.first()) {
         Some(f) => {
             let file = if f.fileline == "?" || f.fileline == ":0" {
@@ -112,7 +107,7 @@ fn location(symbols: &SymbolTable, a: u64, keep: bool) -> String {
             } else {
                 f.fileline.as_str()
             };
-            format!("{file}:{}", short_name(&f.function, keep))
+            format!("{file}:{}", f.short)
         }
         None => "??:0:unknown".to_string(),
     }
@@ -133,13 +128,7 @@ pub fn write_stacks(
     for (stack, v) in all {
         let frames: Vec<String> = stack
             .iter()
-            .map(|&a| {
-                format!(
-                    "({}) {}",
-                    addr_key(a, w),
-                    location(symbols, a, o.keep_templates)
-                )
-            })
+            .map(|&a| format!("({}) {}", addr_key(a, w), location(symbols, a)))
             .collect();
         let count = perl_int(v);
         writeln!(out, "{count:<8} {}\n", frames.join("\n         "))?;
@@ -185,11 +174,7 @@ pub fn write_leaks(
         )?;
         for &a in r.stack {
             let sym = match symbols.get(a).and_then(|f| f.first()) {
-                Some(f) => format!(
-                    "{} {}",
-                    short_name(&f.function, o.keep_templates),
-                    f.fileline
-                ),
+                Some(f) => format!("{} {}", f.short, f.fileline),
                 None => "unknown".to_string(),
             };
             writeln!(out, "\t@ {} {sym}", addr_key(a, w))?;

@@ -6,10 +6,6 @@
 //! aside first and put back after, as binutils' `bfd_demangle` does. Names that do not
 //! demangle are kept as they are.
 
-use std::sync::OnceLock;
-
-use regex::Regex;
-
 /// Demangles a symbol name the way `nm --demangle` prints it (without the version suffix nm
 /// appends for dynamic symbols).
 pub fn nm_name(raw: &[u8]) -> String {
@@ -60,40 +56,6 @@ fn looks_like_rust_legacy(name: &str) -> bool {
     tail.starts_with(b"17h") && tail[3..19].iter().all(u8::is_ascii_hexdigit) && tail[19] == b'E'
 }
 
-fn re(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
-    // SANITY: the patterns are constants, exercised by the unit tests below.
-    #[allow(clippy::unwrap_used)]
-    cell.get_or_init(|| Regex::new(pattern).unwrap())
-}
-
-/// pprof's `ShortFunctionName`: drops argument lists (and a `const` after them), the
-/// `<address>` tag pprof puts on nm names, template arguments (unless `keep_templates`), and
-/// a leading return type.
-pub fn short_name(full: &str, keep_templates: bool) -> String {
-    static ARGS: OnceLock<Regex> = OnceLock::new();
-    static TAG: OnceLock<Regex> = OnceLock::new();
-    static TEMPLATE: OnceLock<Regex> = OnceLock::new();
-    static LEADING: OnceLock<Regex> = OnceLock::new();
-    if !full.contains(['(', '<', ' ', '\t']) {
-        return full.to_string();
-    }
-    let args = re(&ARGS, r"\([^()]*\)(?:\s*const)?");
-    let mut s = full.to_string();
-    while args.is_match(&s) {
-        s = args.replace_all(&s, "").into_owned();
-    }
-    s = re(&TAG, r"<[0-9a-f]*>$").replace(&s, "").into_owned();
-    if !keep_templates {
-        let t = re(&TEMPLATE, r"<[^<>]*>");
-        while t.is_match(&s) {
-            s = t.replace_all(&s, "").into_owned();
-        }
-    }
-    re(&LEADING, r"^.*\s+((?-u:\w)+::)")
-        .replace(&s, "$1")
-        .into_owned()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -117,37 +79,5 @@ mod tests {
         );
         // A C++ nested name that ends in E but has no hash stays C++.
         assert_eq!(demangle("_ZN3foo3barE"), "foo::bar");
-    }
-
-    #[test]
-    fn short_names() {
-        assert_eq!(
-            short_name("corpus::util::Pool<double>::make(unsigned long)", false),
-            "corpus::util::Pool::make"
-        );
-        assert_eq!(
-            short_name("corpus::util::Pool<double>::make(unsigned long)", true),
-            "corpus::util::Pool<double>::make"
-        );
-        assert_eq!(short_name("main<0000000000001170>", false), "main");
-        assert_eq!(
-            short_name(
-                "void std::vector<char*, std::allocator<char*> >::_M_realloc_insert<char*>(__gnu_cxx::__normal_iterator<char**, std::vector<char*, std::allocator<char*> > >, char*&&)",
-                false
-            ),
-            "std::vector::_M_realloc_insert"
-        );
-        assert_eq!(short_name("Foo::bar() const", false), "Foo::bar");
-        assert_eq!(
-            short_name(
-                "std::__throw_ios_failure(char const*, int)@@GLIBCXX_3.4.26<00000000000a1b2c>",
-                false
-            ),
-            "std::__throw_ios_failure@@GLIBCXX_3.4.26"
-        );
-        assert_eq!(
-            short_name("0x0000000000c635c8", false),
-            "0x0000000000c635c8"
-        );
     }
 }

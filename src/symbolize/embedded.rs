@@ -12,6 +12,8 @@ pub struct Embedded<'a> {
     pub names: &'a BTreeMap<u64, String>,
     /// Hex digits in an address.
     pub address_width: usize,
+    /// Keep template arguments in short names.
+    pub keep_templates: bool,
 }
 
 impl Symbolize for Embedded<'_> {
@@ -21,15 +23,13 @@ impl Symbolize for Embedded<'_> {
         for &a in addrs {
             let frames: Vec<Frame> = match self.names.get(&a) {
                 Some(names) => split_names(names)
-                    .map(|n| Frame {
-                        function: n.to_string(),
-                        fileline: "?".to_string(),
-                    })
+                    .map(|n| Frame::new(n.to_string(), "?".to_string(), self.keep_templates))
                     .collect(),
-                None => vec![Frame {
-                    function: format!("0x{a:0w$x}"),
-                    fileline: "?".to_string(),
-                }],
+                None => vec![Frame::new(
+                    format!("0x{a:0w$x}"),
+                    "?".to_string(),
+                    self.keep_templates,
+                )],
             };
             t.insert(a, frames);
         }

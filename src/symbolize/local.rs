@@ -20,9 +20,9 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use super::demangle::short_name;
 use super::elf::{Elf, OpenError};
 use super::lookup::{A2lFrame, Addr2Line, DwarfSource};
+use super::names::short_name;
 use super::nm::NmTable;
 use super::{Frame, Options, SymbolTable, Symbolize};
 use crate::profile::Mapping;
@@ -323,10 +323,7 @@ impl Local {
                 {
                     full = nfull.clone();
                 }
-                out.push(Frame {
-                    function: full,
-                    fileline,
-                });
+                out.push(Frame::new(full, fileline, keep));
             }
             out.reverse();
             table.insert(pc, out);

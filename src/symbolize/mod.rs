@@ -17,6 +17,7 @@ pub mod elf;
 pub mod embedded;
 pub mod local;
 pub mod lookup;
+pub mod names;
 pub mod nm;
 
 use std::collections::HashMap;
@@ -33,6 +34,20 @@ pub struct Frame {
     pub function: String,
     /// `file:line`, `??:0` or `?`.
     pub fileline: String,
+    /// pprof's short name of `function` (see [`names::short_name`]), computed once.
+    pub short: String,
+}
+
+impl Frame {
+    /// A frame, with its short name; `keep_templates` as `--no_strip_temp`.
+    pub fn new(function: String, fileline: String, keep_templates: bool) -> Frame {
+        let short = names::short_name(&function, keep_templates);
+        Frame {
+            function,
+            fileline,
+            short,
+        }
+    }
 }
 
 /// Address → frames, the real function first and inlined functions after it.
@@ -65,6 +80,11 @@ impl SymbolTable {
     /// True when no address has an entry.
     pub fn is_empty(&self) -> bool {
         self.map.is_empty()
+    }
+
+    /// True when any frame's short name satisfies `pred`.
+    pub fn any_function(&self, pred: impl Fn(&str) -> bool) -> bool {
+        self.map.values().flatten().any(|f| pred(&f.short))
     }
 
     /// Entries, in address order.
