@@ -41,15 +41,13 @@ pub fn short_name(full: &str, keep_templates: bool) -> String {
         i += 1;
     }
     // A trailing `<hex>` address tag.
-    if out.last() == Some(&b'>') {
-        if let Some(lt) = out.iter().rposition(|&c| c == b'<') {
-            if out[lt + 1..out.len() - 1]
-                .iter()
-                .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c))
-            {
-                out.truncate(lt);
-            }
-        }
+    if out.last() == Some(&b'>')
+        && let Some(lt) = out.iter().rposition(|&c| c == b'<')
+        && out[lt + 1..out.len() - 1]
+            .iter()
+            .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c))
+    {
+        out.truncate(lt);
     }
     if !keep_templates {
         let mut t: Vec<u8> = Vec::with_capacity(out.len());
