@@ -44,7 +44,7 @@ pub fn parse(
     let mut cycles_per_ns = 2.8f64;
     let mut seen_clock = false;
     let mut period = 1.0f64;
-    let mut build = String::new();
+    let mut vars = maps::Vars::default();
     while let Some(l) = lines.next_line() {
         let t = l.text;
         if let Some((left, stack)) = split_at_sign(t) {
@@ -56,7 +56,7 @@ pub fn parse(
                     let n = *count as f64 * period;
                     let mean = if n == 0.0 { 0.0 } else { delay / n };
                     p.samples.push(Sample {
-                        stack: super::heap::parse_stack(stack, path, l.number)?,
+                        stack: super::heap::parse_stack(stack, path, l.number, header.adjust)?,
                         values: vec![delay, n, mean],
                     });
                     continue;
@@ -65,7 +65,7 @@ pub fn parse(
                     // Old format: cycles only.
                     let delay = *cycles as f64 / cycles_per_ns * period;
                     p.samples.push(Sample {
-                        stack: super::heap::parse_stack(stack, path, l.number)?,
+                        stack: super::heap::parse_stack(stack, path, l.number, header.adjust)?,
                         values: vec![delay, 0.0, 0.0],
                     });
                     continue;
@@ -113,7 +113,7 @@ pub fn parse(
             continue;
         }
         // Anything else belongs to the memory map.
-        maps::take_line(&l, path, &mut build, &mut p);
+        maps::take_line(&l, path, &mut vars, &mut p);
     }
     if !seen_clock {
         p.notes.push(format!(

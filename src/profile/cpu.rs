@@ -48,8 +48,9 @@ impl Words<'_> {
     }
 }
 
-/// Reads a binary CPU profile that starts at byte `pos` of `file`.
-pub fn parse(file: &[u8], pos: usize, path: &Path) -> Result<Profile> {
+/// Reads a binary CPU profile that starts at byte `pos` of `file`; `adjust` moves caller
+/// addresses back one byte (not for symbolized profiles, whose writer did).
+pub fn parse(file: &[u8], pos: usize, path: &Path, adjust: bool) -> Result<Profile> {
     let data = &file[pos..];
     let err = |off: usize, msg: String| Error::format(path, Location::Byte(off as u64), msg);
     if data.len() < 8 {
@@ -168,7 +169,11 @@ pub fn parse(file: &[u8], pos: usize, path: &Path) -> Result<Profile> {
         let mut stack = Vec::with_capacity(depth);
         for j in 0..depth {
             let pc = w.get(i + j).unwrap_or(0);
-            stack.push(if j > 0 { pc.wrapping_sub(1) } else { pc });
+            stack.push(if j > 0 && adjust {
+                pc.wrapping_sub(1)
+            } else {
+                pc
+            });
         }
         i += depth;
         p.samples.push(Sample {

@@ -141,8 +141,9 @@ pub fn scale_pair(sampling: HeapSampling, n: f64, s: f64) -> (f64, f64) {
     }
 }
 
-/// Parses a stack of hex addresses; callers (all but the first) move back one byte.
-pub(crate) fn parse_stack(text: &[u8], path: &Path, line: usize) -> Result<Vec<u64>> {
+/// Parses a stack of hex addresses; with `adjust`, callers (all but the first) move back one
+/// byte.
+pub(crate) fn parse_stack(text: &[u8], path: &Path, line: usize, adjust: bool) -> Result<Vec<u64>> {
     let mut stack = Vec::new();
     for (i, f) in lines::fields(text).enumerate() {
         let Some(a) = parse_hex(f) else {
@@ -152,7 +153,11 @@ pub(crate) fn parse_stack(text: &[u8], path: &Path, line: usize) -> Result<Vec<u
                 format!("bad address {:?} in stack", lines::shorten(f, 40)),
             ));
         };
-        stack.push(if i == 0 { a } else { a.wrapping_sub(1) });
+        stack.push(if i == 0 || !adjust {
+            a
+        } else {
+            a.wrapping_sub(1)
+        });
     }
     Ok(stack)
 }
@@ -219,7 +224,12 @@ pub fn parse_text(lines: &mut Lines<'_>, header: &Header<'_>, path: &Path) -> Re
         let s2 = count(c.get(4), path, &l)?;
         let (n1, s1) = scale_pair(sampling, n1, s1);
         let (n2, s2) = scale_pair(sampling, n2, s2);
-        let stack = parse_stack(c.get(5).map_or(&b""[..], |m| m.as_bytes()), path, l.number)?;
+        let stack = parse_stack(
+            c.get(5).map_or(&b""[..], |m| m.as_bytes()),
+            path,
+            l.number,
+            header.adjust,
+        )?;
         p.samples.push(Sample {
             stack,
             values: vec![n1, s1, n2, s2],
@@ -260,7 +270,7 @@ pub fn parse_jemalloc(lines: &mut Lines<'_>, header: &Header<'_>, path: &Path) -
             continue;
         }
         if let Some(rest) = t.strip_prefix(b"@") {
-            stack = Some(parse_stack(rest, path, l.number)?);
+            stack = Some(parse_stack(rest, path, l.number, header.adjust)?);
             continue;
         }
         let Some(c) = thread_re().captures(t) else {

@@ -1,6 +1,7 @@
 //! The memory map written after a profile: `/proc/self/maps` lines
 //! (`start-end perms offset dev inode path`) or the short `start-end: path` form that
-//! gperftools' `DumpAddressMap` writes, with `build=<dir>` lines expanding `$build`.
+//! gperftools' `DumpAddressMap` writes, with `name=value` lines (gperftools' `build=<dir>`)
+//! defining variables that `$name` in later paths stands for.
 //!
 //! Every line that parses is kept; which of them name the program and its libraries is decided
 //! by the symbolizer, which knows the program.
@@ -133,31 +134,43 @@ fn hex(s: &[u8]) -> Option<u64> {
 
 /// Reads the rest of a text profile as its memory map into `p.mappings`.
 pub fn read_section(lines: &mut Lines<'_>, path: &Path, p: &mut Profile) {
-    let mut build = String::new();
+    let mut vars = Vars::default();
     while let Some(l) = lines.next_line() {
-        take_line(&l, path, &mut build, p);
+        take_line(&l, path, &mut vars, p);
     }
 }
 
 /// Reads memory-map text (the tail of a CPU profile) into `p.mappings`.
 pub fn read_text(data: &[u8], path: &Path, p: &mut Profile) {
-    let mut build = String::new();
+    let mut vars = Vars::default();
     for l in Lines::new(data) {
-        take_line(&l, path, &mut build, p);
+        take_line(&l, path, &mut vars, p);
     }
 }
 
 /// Handles one line of a map section; contention profiles feed their map lines one by one.
-/// A `build=<dir>` line sets the directory that `$build` in later paths stands for.
-pub(crate) fn take_line(l: &Line<'_>, path: &Path, build: &mut String, p: &mut Profile) {
+/// Variables defined in a memory map (`build=/src/out`), expanded as `$build` in paths.
+#[derive(Debug, Default)]
+pub(crate) struct Vars(Vec<(String, String)>);
+
+/// Handles one line of a map section; contention profiles feed their map lines one by one.
+/// A `name=value` line defines a variable that `$name` in later paths stands for (pprof knows
+/// `build`; Go pprof any name).
+pub(crate) fn take_line(l: &Line<'_>, path: &Path, vars: &mut Vars, p: &mut Profile) {
     let text = l.text;
     let trimmed = text.trim_ascii();
     if trimmed.is_empty() {
         return;
     }
-    if let Some(dir) = trimmed.strip_prefix(b"build=") {
-        *build = String::from_utf8_lossy(dir).into_owned();
-        return;
+    if let Some(eq) = trimmed.iter().position(|&c| c == b'=') {
+        let name = &trimmed[..eq];
+        if !name.is_empty() && name.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_') {
+            let name = String::from_utf8_lossy(name).into_owned();
+            let value = String::from_utf8_lossy(&trimmed[eq + 1..]).into_owned();
+            vars.0.retain(|(n, _)| *n != name);
+            vars.0.push((name, value));
+            return;
+        }
     }
     let mut m = match parse_line(text, l.number) {
         Some(m) => m,
@@ -180,27 +193,31 @@ pub(crate) fn take_line(l: &Line<'_>, path: &Path, build: &mut String, p: &mut P
             l.number
         ));
     }
-    if m.path.contains("$build") {
-        m.path = expand(&m.path, build);
+    for (name, value) in &vars.0 {
+        let var = format!("${name}");
+        if m.path.contains(&var) {
+            m.path = expand(&m.path, &var, value);
+            m.raw = expand(&m.raw, &var, value);
+        }
     }
     p.mappings.push(m);
 }
 
-/// Replaces `$build` (as a word) with `dir`.
-fn expand(path: &str, dir: &str) -> String {
+/// Replaces `var` (`$name`, as a word) with `value`.
+fn expand(path: &str, var: &str, value: &str) -> String {
     let mut out = String::new();
     let mut rest = path;
-    while let Some(i) = rest.find("$build") {
+    while let Some(i) = rest.find(var) {
         out.push_str(&rest[..i]);
-        let after = &rest[i + 6..];
+        let after = &rest[i + var.len()..];
         let word_continues = after
             .chars()
             .next()
             .is_some_and(|c| c.is_alphanumeric() || c == '_');
         if word_continues {
-            out.push_str("$build");
+            out.push_str(var);
         } else {
-            out.push_str(dir);
+            out.push_str(value);
         }
         rest = after;
     }
@@ -248,7 +265,7 @@ mod tests {
 
     #[test]
     fn build_expansion() {
-        assert_eq!(expand("$build/lib/x.so", "/b"), "/b/lib/x.so");
-        assert_eq!(expand("$builder/x.so", "/b"), "$builder/x.so");
+        assert_eq!(expand("$build/lib/x.so", "$build", "/b"), "/b/lib/x.so");
+        assert_eq!(expand("$builder/x.so", "$build", "/b"), "$builder/x.so");
     }
 }

@@ -249,7 +249,7 @@ pub fn parse(data: &[u8], path: &Path) -> Result<Profile> {
         ));
     }
     if !is_print(data[0]) {
-        return cpu::parse(data, 0, path);
+        return cpu::parse(data, 0, path, true);
     }
     let mut lines = lines::Lines::new(data);
     let mut notes = Vec::new();
@@ -274,7 +274,7 @@ pub fn parse(data: &[u8], path: &Path) -> Result<Profile> {
         }
         let pos = lines.offset();
         if !is_print(data[pos]) {
-            return with_symbols(cpu::parse(data, pos, path), symbols, notes);
+            return with_symbols(cpu::parse(data, pos, path, false), symbols, notes);
         }
         header = match read_header(&mut lines, &mut notes) {
             Some(h) => h,
@@ -300,6 +300,8 @@ pub fn parse(data: &[u8], path: &Path) -> Result<Profile> {
             }
         };
     }
+    // A symbolized profile's writer already moved caller addresses back.
+    header.adjust = symbols.is_none();
     let text = header.text;
     let result = if text.starts_with(b"heap profile:") {
         heap::parse_text(&mut lines, &header, path)
@@ -316,7 +318,7 @@ pub fn parse(data: &[u8], path: &Path) -> Result<Profile> {
                 "no CPU profile data after \"--- profile\"",
             ))
         } else {
-            cpu::parse(data, pos, path)
+            cpu::parse(data, pos, path, header.adjust)
         }
     } else if starts_marker(text, b"threadz") || text.starts_with(b"--- Thread ") {
         thread::parse(&mut lines, &header, path)
@@ -353,6 +355,8 @@ fn with_symbols(
 pub(crate) struct Header<'a> {
     pub text: &'a [u8],
     pub line: usize,
+    /// Move caller addresses back one byte (not in symbolized profiles, whose writer did).
+    pub adjust: bool,
 }
 
 /// Reads pprof's header section: `%warn` and other `%` commands, then the header line.
@@ -375,6 +379,7 @@ fn read_header<'a>(lines: &mut lines::Lines<'a>, notes: &mut Vec<String>) -> Opt
         return Some(Header {
             text: l.text,
             line: l.number,
+            adjust: true,
         });
     }
     None

@@ -1,0 +1,235 @@
+//! The command line as users type it: Getopt::Long forms, errors and exit statuses.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::make;
+
+/// A scratch directory with the builders' profiles written into it.
+fn scratch(test: &str) -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(test);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    for (name, data) in make::all() {
+        std::fs::write(d.join(format!("{name}.prof")), data).unwrap();
+    }
+    d
+}
+
+fn run(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    let out = common::rpprof(dir, args);
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn help_and_version() {
+    let d = scratch("help_and_version");
+    let (code, out, _) = run(&d, &["--help"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("--inuse_space") && out.contains("--base"),
+        "{out}"
+    );
+    let (code, out, _) = run(&d, &["-version"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("rpprof "), "{out}");
+}
+
+#[test]
+fn option_forms_are_equivalent() {
+    let d = scratch("option_forms_are_equivalent");
+    let reference = run(
+        &d,
+        &["--text", "--inuse_objects", "missing-program", "heap.prof"],
+    );
+    assert_eq!(reference.0, 0, "{}", reference.2);
+    assert!(
+        reference.1.starts_with("Total: 5 objects\n"),
+        "{}",
+        reference.1
+    );
+    for args in [
+        &["-text", "-inuse_objects", "missing-program", "heap.prof"][..],
+        &["missing-program", "heap.prof", "--text", "--inuse_obj"][..],
+        &["--TEXT", "missing-program", "--inuse-objects=x"][..],
+        &["--tex", "--inuse_o", "missing-program", "heap.prof"][..],
+    ] {
+        let got = run(&d, args);
+        if args.contains(&"--inuse-objects=x") {
+            // Not an option name: a mistake is reported, not guessed.
+            assert_eq!(got.0, 1, "{args:?}");
+            continue;
+        }
+        assert_eq!(got.1, reference.1, "{args:?}");
+    }
+    // --base f and --base=f.
+    let a = run(
+        &d,
+        &["--text", "--base", "heap.prof", "missing", "heap.prof"],
+    );
+    let b = run(&d, &["--text", "--base=heap.prof", "missing", "heap.prof"]);
+    assert_eq!(a.0, 0, "{}", a.2);
+    assert_eq!(a.1, b.1);
+    // Switches turn off with --no<name>.
+    let c = run(&d, &["--text", "--cum", "--nocum", "missing", "heap.prof"]);
+    let e = run(&d, &["--text", "missing", "heap.prof"]);
+    assert_eq!(c.1, e.1);
+}
+
+#[test]
+fn usage_errors_exit_1_with_one_line() {
+    let d = scratch("usage_errors_exit_1_with_one_line");
+    for (args, want) in [
+        (&["--t", "a", "b"][..], "rpprof: Option t is ambiguous ("),
+        (
+            &["--nosuch", "a", "b"][..],
+            "rpprof: Unknown option: nosuch",
+        ),
+        (
+            &["--text", "--dot", "a", "b"][..],
+            "rpprof: Only specify one output mode",
+        ),
+        (
+            &["--lines", "--files", "a", "b"][..],
+            "rpprof: Only specify one output granularity option",
+        ),
+        (
+            &["--seconds=abc", "a", "b"][..],
+            "rpprof: Value \"abc\" invalid",
+        ),
+        (&["--base"][..], "rpprof: Option base requires an argument"),
+        (&[][..], "rpprof: Did not specify program"),
+    ] {
+        let (code, out, err) = run(&d, args);
+        assert_eq!(code, 1, "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?}: stdout {out}");
+        assert!(err.starts_with(want), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn missing_profile_is_no_such_file_not_a_url() {
+    let d = scratch("missing_profile_is_no_such_file_not_a_url");
+    let (code, out, err) = run(&d, &["--text", "/bin/true", "nosuch.heap"]);
+    assert_eq!(code, 1);
+    assert!(out.is_empty());
+    assert_eq!(err.trim(), "rpprof: nosuch.heap: No such file");
+    let (code, _, err) = run(&d, &["--text", "nosuch.heap"]);
+    assert_eq!(code, 1);
+    assert_eq!(err.trim(), "rpprof: nosuch.heap: No such file");
+}
+
+#[test]
+fn bad_profile_gives_no_partial_output() {
+    let d = scratch("bad_profile_gives_no_partial_output");
+    std::fs::write(d.join("empty.heap"), b"").unwrap();
+    std::fs::write(
+        d.join("bad.heap"),
+        b"heap profile: 1: 8 [1: 8] @ heapprofile\ngarbage\n",
+    )
+    .unwrap();
+    let (code, out, err) = run(&d, &["--text", "/bin/true", "empty.heap"]);
+    assert_eq!(code, 1);
+    assert!(out.is_empty());
+    assert!(err.starts_with("rpprof: empty.heap: empty file"), "{err}");
+    let (code, out, err) = run(&d, &["--text", "/bin/true", "bad.heap"]);
+    assert_eq!(code, 1);
+    assert!(out.is_empty());
+    assert!(
+        err.starts_with("rpprof: bad.heap:2: bad sample line"),
+        "{err}"
+    );
+}
+
+#[test]
+fn missing_program_is_a_warning_and_the_report_prints() {
+    let d = scratch("missing_program_is_a_warning_and_the_report_prints");
+    let (code, out, err) = run(&d, &["--text", "./no-such-server", "heap.prof"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("no-such-server: No such file"), "{err}");
+    // Addresses of missing files print as bare hex, as pprof prints them.
+    assert!(out.contains(" 0000000000400100\n"), "{out}");
+}
+
+#[test]
+fn profile_as_first_argument_takes_program_from_map() {
+    let d = scratch("profile_as_first_argument_takes_program_from_map");
+    let (code, out, err) = run(&d, &["--text", "heap.prof"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("Total: 0.0 MB\n"), "{out}");
+    // The program named by the map does not exist here: a warning names it.
+    assert!(err.contains("/usr/local/bin/server"), "{err}");
+}
+
+#[test]
+fn several_profiles_are_added() {
+    let d = scratch("several_profiles_are_added");
+    let (code, out, _) = run(
+        &d,
+        &["--text", "--show_bytes", "x", "heap.prof", "heap.prof"],
+    );
+    assert_eq!(code, 0);
+    assert!(out.starts_with("Total: 10000 B\n"), "{out}");
+}
+
+#[test]
+fn formats_read_end_to_end() {
+    let d = scratch("formats_read_end_to_end");
+    for (name, first_line) in [
+        ("heap_v2", "Total: "),
+        ("growth", "Total: 2.0 MB"),
+        ("jemalloc", "Total: 0.0 MB"),
+        ("contention", "Total: 0.001 seconds"),
+        ("cpu64le", "Total: 8 samples"),
+        ("cpu32be", "Total: 2 samples"),
+    ] {
+        let (code, out, err) = run(&d, &["--text", "x", &format!("{name}.prof")]);
+        assert_eq!(code, 0, "{name}: {err}");
+        assert!(out.starts_with(first_line), "{name}: {out}");
+    }
+    // A symbolized profile needs no program; names come from the file.
+    let (code, out, err) = run(&d, &["--text", "symbolized.prof"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "Total: 10 samples\n       \
+         7  70.0%  70.0%        7  70.0% leaf\n       \
+         3  30.0% 100.0%        3  30.0% 0x0000000000400300\n       \
+         0   0.0% 100.0%        3  30.0% 0x00000000004003ff\n       \
+         0   0.0% 100.0%        7  70.0% inlined_helper (inline)\n       \
+         0   0.0% 100.0%        7  70.0% main\n"
+    );
+}
+
+#[test]
+fn jemalloc_thread_reports() {
+    let d = scratch("jemalloc_thread_reports");
+    let (code, out, err) = run(
+        &d,
+        &[
+            "--text",
+            "--thread=*",
+            "--inuse_objects",
+            "x",
+            "jemalloc.prof",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    // Values are scaled for jemalloc's sampling (rate 1024), as jeprof does.
+    assert!(out.starts_with("Total (t0): 3 objects\n"), "{out}");
+    assert!(out.contains("\nTotal (t1): 1 objects\n"), "{out}");
+}
+
+#[test]
+fn not_implemented_modes_exit_2() {
+    let d = scratch("not_implemented_modes_exit_2");
+    let (code, out, err) = run(&d, &["--list=main", "x", "heap.prof"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty());
+    assert!(err.contains("not implemented yet"), "{err}");
+}
