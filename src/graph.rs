@@ -268,6 +268,13 @@ pub fn remove_uninteresting(
                 None => false,
             })
     };
+    if !stacks.map.keys().any(|k| k.iter().any(|&a| is_skipped(a))) {
+        return if opts.jeprof && (opts.retain.is_some() || opts.exclude.is_some()) {
+            filter_frames(stacks, symbols, opts)
+        } else {
+            stacks
+        };
+    }
     let mut r = Stacks::default();
     r.map.reserve(stacks.map.len());
     for (k, v) in stacks.map {
@@ -374,32 +381,40 @@ pub struct Node {
     pub addr: Option<u64>,
 }
 
-/// Stacks of nodes: pprof's reduced profile.
+/// pprof's reduced profile, summed per node: its flat and cumulative profiles.
 #[derive(Debug, Clone, Default)]
 pub struct Reduced {
     /// Node id → node.
     pub nodes: Vec<Node>,
-    /// Stack of node ids (leaf first, each once) → value.
-    pub stacks: FxHashMap<Vec<u32>, f64>,
+    /// Node id → value of the stacks it ends (pprof's `FlatProfile`).
+    pub flat: Vec<f64>,
+    /// Node id → value of the stacks it is on, once per stack (`CumulativeProfile`).
+    pub cum: Vec<f64>,
+    /// Node id → on some stack (a key of pprof's cumulative profile, even at value 0).
+    pub seen: Vec<bool>,
 }
 
 impl Reduced {
-    /// Flat (leaf) and cumulative (anywhere on the stack) value per node id.
+    /// Flat (leaf) and cumulative (anywhere on the stack) value per node id, and whether
+    /// the node is on any stack.
     pub fn flat_cum(&self) -> (Vec<f64>, Vec<f64>, Vec<bool>) {
+        (self.flat.clone(), self.cum.clone(), self.seen.clone())
+    }
+
+    fn add_path(&mut self, path: &[u32], v: f64) {
         let n = self.nodes.len();
-        let mut flat = vec![0.0; n];
-        let mut cum = vec![0.0; n];
-        let mut seen = vec![false; n];
-        for (k, v) in &self.stacks {
-            if let Some(&leaf) = k.first() {
-                flat[leaf as usize] += v;
-            }
-            for &id in k {
-                cum[id as usize] += v;
-                seen[id as usize] = true;
-            }
+        if self.flat.len() < n {
+            self.flat.resize(n, 0.0);
+            self.cum.resize(n, 0.0);
+            self.seen.resize(n, false);
         }
-        (flat, cum, seen)
+        if let Some(&leaf) = path.first() {
+            self.flat[leaf as usize] += v;
+        }
+        for &id in path {
+            self.cum[id as usize] += v;
+            self.seen[id as usize] = true;
+        }
     }
 }
 
@@ -481,7 +496,9 @@ pub fn reduce(stacks: &Stacks, symbols: &SymbolTable, opts: &Options) -> Reduced
         sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
     }
     let mut path: Vec<u32> = Vec::new();
-    for (k, &v) in sorted {
+    // Node id → the last stack it was put on, to keep each node once per stack.
+    let mut on_stack: Vec<usize> = Vec::new();
+    for (n, (k, &v)) in sorted.into_iter().enumerate() {
         path.clear();
         for (i, &a) in k.iter().enumerate() {
             if w > 8 && a > 0x7fff_ffff_ffff_ffff {
@@ -518,20 +535,24 @@ pub fn reduce(stacks: &Stacks, symbols: &SymbolTable, opts: &Options) -> Reduced
                         intern(node, &mut out)
                     }
                 };
-                if let Some(id) = id
-                    && !path.contains(&id)
-                {
-                    path.push(id);
+                if let Some(id) = id {
+                    let i = id as usize;
+                    if on_stack.len() <= i {
+                        on_stack.resize(i + 1, usize::MAX);
+                    }
+                    if on_stack[i] != n {
+                        on_stack[i] = n;
+                        path.push(id);
+                    }
                 }
             }
         }
-        match out.stacks.get_mut(path.as_slice()) {
-            Some(e) => *e += v,
-            None => {
-                out.stacks.insert(path.clone(), v);
-            }
-        }
+        out.add_path(&path, v);
     }
+    let n = out.nodes.len();
+    out.flat.resize(n, 0.0);
+    out.cum.resize(n, 0.0);
+    out.seen.resize(n, false);
     out
 }
 

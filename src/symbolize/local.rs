@@ -38,6 +38,9 @@ pub struct Lib {
     pub finish: u64,
     /// How absolute addresses translate into the file.
     pub translate: Translate,
+    /// True when the range came from a full `/proc/self/maps` line, whose size the file's
+    /// loadable segment must match.
+    pub exact: bool,
 }
 
 /// The absolute → file-address translation of a [`Lib`].
@@ -118,8 +121,16 @@ impl Local {
         let mut libs = Vec::new();
         let mut main_lines: Vec<(u64, u64, u64, String)> = Vec::new();
         let mut candidates: Vec<(u64, u64, u64, String)> = Vec::new();
+        let mut deleted: Vec<String> = Vec::new();
         for m in &self.mappings {
-            let l = m.raw.as_str();
+            let mut l = m.raw.trim_end();
+            // A file replaced or removed while the program ran: use what is at that path now.
+            if let Some(kept) = l.strip_suffix(" (deleted)") {
+                l = kept.trim_end();
+                if !deleted.contains(&m.path) {
+                    deleted.push(m.path.clone());
+                }
+            }
             if let Some(c) = full.captures(l) {
                 let path = self.find_library(&c[4]);
                 libs.push(Lib {
@@ -130,6 +141,7 @@ impl Local {
                         start: hex(&c[1]),
                         offset: hex(&c[3]),
                     },
+                    exact: true,
                 });
             } else if let Some(c) = short.captures(l) {
                 let path = self.find_library(&c[3]);
@@ -141,6 +153,7 @@ impl Local {
                         start: hex(&c[1]),
                         offset: 0,
                     },
+                    exact: false,
                 });
             } else if let Some(c) = main.captures(l) {
                 let entry = (hex(&c[1]), hex(&c[2]), hex(&c[3]), c[4].to_string());
@@ -170,7 +183,13 @@ impl Local {
                 start,
                 finish,
                 translate: Translate::Mapped { start, offset },
+                exact: true,
             });
+        }
+        for d in deleted {
+            warnings.push(format!(
+                "Warning: the profile maps {d} (deleted); using the file now at that path, which may not be the one that ran"
+            ));
         }
         if let Some(add) = self.opts.add_lib.clone() {
             let p = PathBuf::from(&add);
@@ -182,6 +201,7 @@ impl Local {
                     start: t.addr,
                     finish: t.addr.saturating_add(t.size),
                     translate: Translate::Identity,
+                    exact: false,
                 });
             }
         }
@@ -191,6 +211,7 @@ impl Local {
             start: 0,
             finish: max_pc,
             translate: Translate::Identity,
+            exact: false,
         });
         libs
     }
@@ -294,6 +315,17 @@ impl Local {
             Some((s, t)) => (s.as_slice(), t.as_ref()),
             None => (img.elf.segments.as_slice(), img.elf.text_section()),
         };
+        if let (true, Translate::Mapped { start, offset }) = (lib.exact, lib.translate)
+            && !segment_fits(segs, offset, lib.finish.saturating_sub(start))
+        {
+            warnings.push(format!(
+                "Warning: {}: its loadable segments do not match the profile's mapping {:x}-{:x} (offset {:x}): it is probably not the file that ran",
+                lib.path.display(),
+                start,
+                lib.finish,
+                offset
+            ));
+        }
         let nm = img.nm.get_or_init(|| NmTable::new(&img.elf));
         let a2l = Addr2Line::new(&img.elf, img.dwarf.as_deref());
         let inlines = nm.fini.is_some();
@@ -329,6 +361,21 @@ impl Local {
             table.insert(pc, out);
         }
     }
+}
+
+/// True when some `PT_LOAD` segment, mapped with a 4, 16 or 64 KiB page size, spans exactly
+/// `len` bytes from file offset `offset`: the test that a file is the one that was mapped.
+fn segment_fits(segments: &[super::elf::Segment], offset: u64, len: u64) -> bool {
+    if segments.is_empty() {
+        return true;
+    }
+    [0x1000u64, 0x4000, 0x10000].iter().any(|&page| {
+        segments.iter().any(|s| {
+            let lo = s.offset & !(page - 1);
+            let hi = (s.offset.saturating_add(s.filesz).saturating_add(page - 1)) & !(page - 1);
+            lo == offset && hi.saturating_sub(lo) == len
+        })
+    })
 }
 
 /// pprof's clean-up of addr2line places: no discriminator, `:?` becomes `:0`.

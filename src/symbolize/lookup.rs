@@ -169,6 +169,8 @@ pub struct Addr2Line<'a> {
     dwarf: Option<&'a dyn DwarfSource>,
     debug_syms: Option<(&'a Elf, SymIndex<'a>)>,
     demangle: bool,
+    /// Demangled names by mangled name: most functions are named at many addresses.
+    names: std::cell::RefCell<rustc_hash::FxHashMap<String, String>>,
 }
 
 impl<'a> Addr2Line<'a> {
@@ -188,6 +190,7 @@ impl<'a> Addr2Line<'a> {
             dwarf,
             debug_syms,
             demangle: true,
+            names: Default::default(),
         }
     }
 
@@ -227,18 +230,18 @@ impl<'a> Addr2Line<'a> {
             if let Some(frames) = d.frames(vma, inlines, &symbol)
                 && !frames.is_empty()
             {
-                return format_dwarf(frames, self.demangle);
+                return self.format_dwarf(frames);
             }
             if let Some((s, file)) = index.find(sec, vma) {
                 return vec![A2lFrame {
-                    function: name_of(&s.name, self.demangle),
+                    function: self.name_of(&s.name),
                     place: format!("{}:?", file.unwrap_or("??")),
                 }];
             }
         }
         match self.syms.find(sec, vma) {
             Some((sym, file)) => vec![A2lFrame {
-                function: name_of(&sym.name, self.demangle),
+                function: self.name_of(&sym.name),
                 place: format!("{}:?", file.unwrap_or("??")),
             }],
             None => vec![A2lFrame::unknown()],
@@ -246,38 +249,44 @@ impl<'a> Addr2Line<'a> {
     }
 }
 
-/// addr2line's printing of DWARF frames: demangled names, `file:line` places.
-fn format_dwarf(frames: Vec<DwarfFrame>, demangle: bool) -> Vec<A2lFrame> {
-    frames
-        .into_iter()
-        .map(|f| {
-            let function = match f.function.as_deref() {
-                None | Some("") => "??".to_string(),
-                Some(n) if demangle => demangle::demangle(n),
-                Some(n) => n.to_string(),
-            };
-            let file = f.file.as_deref().unwrap_or("??");
-            let place = if f.line == 0 {
-                format!("{file}:?")
-            } else if f.discriminator != 0 {
-                format!("{file}:{} (discriminator {})", f.line, f.discriminator)
-            } else {
-                format!("{file}:{}", f.line)
-            };
-            A2lFrame { function, place }
-        })
-        .collect()
-}
-
-fn name_of(raw: &[u8], demangle: bool) -> String {
-    if raw.is_empty() {
-        return "??".to_string();
+impl Addr2Line<'_> {
+    /// A name as addr2line prints it: demangled (`-C`), `??` when empty.
+    fn demangled(&self, raw: &str) -> String {
+        if raw.is_empty() {
+            return "??".to_string();
+        }
+        if !self.demangle {
+            return raw.to_string();
+        }
+        if let Some(d) = self.names.borrow().get(raw) {
+            return d.clone();
+        }
+        let d = demangle::demangle(raw);
+        self.names.borrow_mut().insert(raw.to_string(), d.clone());
+        d
     }
-    let s = String::from_utf8_lossy(raw);
-    if demangle {
-        demangle::demangle(&s)
-    } else {
-        s.into_owned()
+
+    fn name_of(&self, raw: &[u8]) -> String {
+        self.demangled(&String::from_utf8_lossy(raw))
+    }
+
+    /// addr2line's printing of DWARF frames: demangled names, `file:line` places.
+    fn format_dwarf(&self, frames: Vec<DwarfFrame>) -> Vec<A2lFrame> {
+        frames
+            .into_iter()
+            .map(|f| {
+                let function = self.demangled(f.function.as_deref().unwrap_or(""));
+                let file = f.file.as_deref().unwrap_or("??");
+                let place = if f.line == 0 {
+                    format!("{file}:?")
+                } else if f.discriminator != 0 {
+                    format!("{file}:{} (discriminator {})", f.line, f.discriminator)
+                } else {
+                    format!("{file}:{}", f.line)
+                };
+                A2lFrame { function, place }
+            })
+            .collect()
     }
 }
 
