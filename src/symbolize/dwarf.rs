@@ -887,8 +887,18 @@ fn find_abstract_instance<'a>(
     }
 }
 
+/// One name-bearing attribute of a function DIE, replayed in order once every scope is known.
+enum NameEvent<'a> {
+    Name(String),
+    Linkage(String),
+    Origin(AttributeValue<R<'a>>),
+}
+
 /// binutils' `scan_unit_for_symbols`, for functions: every subprogram and inlined
-/// subroutine with its caller, name and ranges.
+/// subroutine with its caller, name and ranges. One pass over the DIEs records functions,
+/// their name attributes and the namespace/class scope of every subprogram; names that come
+/// through `DW_AT_abstract_origin`/`DW_AT_specification` are resolved after it, as binutils'
+/// second pass does.
 fn scan_functions<'a>(
     dwarf: &gimli::Dwarf<R<'a>>,
     units: &[UnitSlot<'a>],
@@ -897,38 +907,11 @@ fn scan_functions<'a>(
 ) -> Option<Vec<Func>> {
     let slot = &units[u];
     let unit = &slot.unit;
-    // First pass: the scope (namespace/class path) of every subprogram DIE, for names.
     let mut scopes: HashMap<(usize, usize), String> = HashMap::new();
-    {
-        let mut stack: Vec<Option<String>> = Vec::new();
-        let mut cursor = unit.entries();
-        while let Ok(Some(e)) = cursor.next_dfs() {
-            let depth = e.depth();
-            stack.truncate(depth.max(0) as usize);
-            let tag = e.tag();
-            let scope_name = match tag {
-                constants::DW_TAG_namespace => Some(
-                    e.attr_value(constants::DW_AT_name)
-                        .and_then(|v| attr_str(dwarf, unit, v))
-                        .unwrap_or_else(|| "(anonymous namespace)".to_string()),
-                ),
-                constants::DW_TAG_class_type
-                | constants::DW_TAG_structure_type
-                | constants::DW_TAG_union_type => e
-                    .attr_value(constants::DW_AT_name)
-                    .and_then(|v| attr_str(dwarf, unit, v)),
-                _ => None,
-            };
-            if tag == constants::DW_TAG_subprogram {
-                let path: Vec<&str> = stack.iter().flatten().map(String::as_str).collect();
-                if !path.is_empty() {
-                    scopes.insert((u, e.offset().0), path.join("::"));
-                }
-            }
-            stack.push(scope_name);
-        }
-    }
+    // Scope name at each nesting level (namespaces, classes; None for other DIEs).
+    let mut scope_stack: Vec<Option<String>> = Vec::new();
     let mut funcs: Vec<Func> = Vec::new();
+    let mut events: Vec<Vec<NameEvent<'a>>> = Vec::new();
     // Function DIE index at each nesting level (None: not a function).
     let mut nested: Vec<Option<u32>> = Vec::new();
     let mut raw = unit.entries_raw(None).ok()?;
@@ -942,16 +925,42 @@ fn scan_functions<'a>(
         };
         let level = depth.max(0) as usize;
         nested.truncate(level);
+        scope_stack.truncate(level);
         let tag = abbrev.tag();
         let is_func = tag == constants::DW_TAG_subprogram
             || tag == constants::DW_TAG_entry_point
             || tag == constants::DW_TAG_inlined_subroutine;
         if !is_func {
-            if raw.skip_attributes(abbrev.attributes()).is_err() {
+            let is_scope = matches!(
+                tag,
+                constants::DW_TAG_namespace
+                    | constants::DW_TAG_class_type
+                    | constants::DW_TAG_structure_type
+                    | constants::DW_TAG_union_type
+            );
+            let mut name = None;
+            if is_scope {
+                for spec in abbrev.attributes() {
+                    let Ok(a) = raw.read_attribute(*spec) else {
+                        return Some(finish_functions(dwarf, units, u, funcs, events, &scopes));
+                    };
+                    if a.name() == constants::DW_AT_name {
+                        name = attr_str(dwarf, unit, a.value());
+                    }
+                }
+                if tag == constants::DW_TAG_namespace && name.is_none() {
+                    name = Some("(anonymous namespace)".to_string());
+                }
+            } else if raw.skip_attributes(abbrev.attributes()).is_err() {
                 break;
             }
             nested.push(None);
+            scope_stack.push(name);
             continue;
+        }
+        if tag == constants::DW_TAG_subprogram && scope_stack.iter().any(Option::is_some) {
+            let path: Vec<&str> = scope_stack.iter().flatten().map(String::as_str).collect();
+            scopes.insert((u, offset.0), path.join("::"));
         }
         let inlined = tag == constants::DW_TAG_inlined_subroutine;
         let caller = if inlined {
@@ -969,6 +978,7 @@ fn scan_functions<'a>(
             scope: None,
             ranges: Vec::new(),
         };
+        let mut ev: Vec<NameEvent<'a>> = Vec::new();
         let mut low: u64 = 0;
         let mut high: u64 = 0;
         let mut high_rel = false;
@@ -997,31 +1007,16 @@ fn scan_functions<'a>(
                     }
                 }
                 constants::DW_AT_abstract_origin | constants::DW_AT_specification => {
-                    let mut o = Origin {
-                        name: f.name.take(),
-                        is_linkage: f.is_linkage,
-                        scope: f.scope.take(),
-                    };
-                    find_abstract_instance(dwarf, units, u, a.value(), &mut o, 0, &scopes);
-                    f.name = o.name;
-                    f.is_linkage = o.is_linkage;
-                    f.scope = o.scope;
+                    ev.push(NameEvent::Origin(a.value()));
                 }
                 constants::DW_AT_name => {
-                    if f.name.is_none()
-                        && let Some(s) = attr_str(dwarf, unit, a.value())
-                    {
-                        f.name = Some(s);
-                        f.scope = scopes.get(&(u, offset.0)).cloned();
-                        if name_is_linkage(slot.lang) {
-                            f.is_linkage = true;
-                        }
+                    if let Some(s) = attr_str(dwarf, unit, a.value()) {
+                        ev.push(NameEvent::Name(s));
                     }
                 }
                 constants::DW_AT_linkage_name | constants::DW_AT_MIPS_linkage_name => {
                     if let Some(s) = attr_str(dwarf, unit, a.value()) {
-                        f.name = Some(s);
-                        f.is_linkage = true;
+                        ev.push(NameEvent::Linkage(s));
                     }
                 }
                 constants::DW_AT_low_pc => {
@@ -1068,11 +1063,82 @@ fn scan_functions<'a>(
         if high != 0 {
             arange_add(&mut f.ranges, low, high);
         }
+        // The DIE's own DW_AT_name is in its own scope.
+        if ev.iter().any(|e| matches!(e, NameEvent::Name(_))) {
+            f.scope = scopes.get(&(u, offset.0)).cloned();
+        }
         let id = funcs.len() as u32;
         funcs.push(f);
+        events.push(ev);
         nested.push(Some(id));
     }
-    Some(funcs)
+    Some(finish_functions(dwarf, units, u, funcs, events, &scopes))
+}
+
+/// Applies each function's name attributes in DIE order, as binutils reads them.
+fn finish_functions<'a>(
+    dwarf: &gimli::Dwarf<R<'a>>,
+    units: &[UnitSlot<'a>],
+    u: usize,
+    mut funcs: Vec<Func>,
+    events: Vec<Vec<NameEvent<'a>>>,
+    scopes: &HashMap<(usize, usize), String>,
+) -> Vec<Func> {
+    let lang = units[u].lang;
+    // Abstract instances are shared by many inlined copies: read each once.
+    let mut origins: HashMap<(usize, usize), Origin> = HashMap::new();
+    for (f, ev) in funcs.iter_mut().zip(events) {
+        let own_scope = f.scope.take();
+        for e in ev {
+            match e {
+                NameEvent::Name(s) => {
+                    if f.name.is_none() {
+                        f.name = Some(s);
+                        f.scope = own_scope.clone();
+                        if name_is_linkage(lang) {
+                            f.is_linkage = true;
+                        }
+                    }
+                }
+                NameEvent::Linkage(s) => {
+                    f.name = Some(s);
+                    f.is_linkage = true;
+                }
+                NameEvent::Origin(r) => {
+                    let key = match r {
+                        AttributeValue::UnitRef(o) => Some((u, o.0)),
+                        AttributeValue::DebugInfoRef(o) => Some((usize::MAX, o.0)),
+                        _ => None,
+                    };
+                    if let (true, Some(key)) = (f.name.is_none() && !f.is_linkage, key) {
+                        let o = origins.entry(key).or_insert_with(|| {
+                            let mut o = Origin {
+                                name: None,
+                                is_linkage: false,
+                                scope: None,
+                            };
+                            find_abstract_instance(dwarf, units, u, r, &mut o, 0, scopes);
+                            o
+                        });
+                        f.name = o.name.clone();
+                        f.is_linkage = o.is_linkage;
+                        f.scope = o.scope.clone();
+                    } else {
+                        let mut o = Origin {
+                            name: f.name.take(),
+                            is_linkage: f.is_linkage,
+                            scope: f.scope.take(),
+                        };
+                        find_abstract_instance(dwarf, units, u, r, &mut o, 0, scopes);
+                        f.name = o.name;
+                        f.is_linkage = o.is_linkage;
+                        f.scope = o.scope;
+                    }
+                }
+            }
+        }
+    }
+    funcs
 }
 
 impl Tables<'_> {

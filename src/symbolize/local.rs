@@ -338,7 +338,7 @@ impl Local {
                 None
             } else {
                 Some(match nm.lookup(vma) {
-                    Some(r) => (short_name(&r.full, keep), r.full.clone()),
+                    Some(r) => (r.short(keep).to_string(), r.full().to_string()),
                     None => {
                         let n = format!("0x{pc:0w$x}");
                         (n.clone(), n)
@@ -411,6 +411,43 @@ fn to_vma(
     match text {
         Some(t) => file_off.wrapping_add(t.addr.wrapping_sub(t.offset)),
         None => file_off,
+    }
+}
+
+impl Local {
+    /// The file and file virtual address of each address, as symbolization looks them up
+    /// (for benchmarks and checks against other tools); addresses of unreadable files are
+    /// left out.
+    pub fn file_addresses(
+        &mut self,
+        addrs: &[u64],
+        warnings: &mut Vec<String>,
+    ) -> Vec<(PathBuf, u64)> {
+        let mut libs = self.libs(addrs, warnings);
+        libs.sort_by_key(|l| std::cmp::Reverse(l.start));
+        let mut remaining: Vec<u64> = addrs.to_vec();
+        remaining.sort_unstable();
+        remaining.dedup();
+        let mut out = Vec::new();
+        for lib in &libs {
+            let lo = remaining.partition_point(|&a| a < lib.start);
+            let hi = remaining.partition_point(|&a| a <= lib.finish);
+            let pcs: Vec<u64> = remaining.drain(lo..hi).collect();
+            let Ok(elf) = Elf::open(&lib.path) else {
+                continue;
+            };
+            let text = elf.text_section().cloned();
+            for pc in pcs {
+                let vma = match lib.translate {
+                    Translate::Identity => pc,
+                    Translate::Mapped { start, offset } => {
+                        to_vma(pc, start, offset, &elf.segments, text.as_ref())
+                    }
+                };
+                out.push((lib.path.clone(), vma));
+            }
+        }
+        out
     }
 }
 

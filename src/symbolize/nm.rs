@@ -15,8 +15,19 @@ pub struct NmLine {
     pub addr: u64,
     /// nm's type letter.
     pub kind: char,
-    /// The printed (demangled, versioned) name.
-    pub name: String,
+    /// The name as stored (mangled); nm prints it demangled, with `suffix` after it.
+    pub raw: Box<str>,
+    /// The version nm appends to dynamic symbols (`@@GLIBC_2.2.5`), or empty.
+    pub suffix: Box<str>,
+}
+
+impl NmLine {
+    /// The name as `nm --demangle` prints it.
+    pub fn printed(&self) -> String {
+        let mut n = demangle::demangle(&self.raw);
+        n.push_str(&self.suffix);
+        n
+    }
 }
 
 /// A routine: a name and the address range pprof gives it.
@@ -26,9 +37,34 @@ pub struct Routine {
     pub start: u64,
     /// The next symbol's address (equal to `start` for the last routine).
     pub end: u64,
-    /// The full name, with its `<address>` tag (or without one when pprof replaced a
-    /// same-address symbol by a code symbol).
-    pub full: String,
+    line: NmLine,
+    /// False when pprof replaced a same-address symbol by a code symbol (no tag then).
+    tagged: bool,
+    width: usize,
+    full: std::sync::OnceLock<String>,
+    short: std::sync::OnceLock<String>,
+}
+
+impl Routine {
+    /// The full name as pprof stores it: nm's printed name with its `<address>` tag (or
+    /// without one when pprof replaced a same-address symbol by a code symbol). Demangled on
+    /// first use: most routines are never looked up.
+    pub fn full(&self) -> &str {
+        self.full.get_or_init(|| {
+            let mut n = self.line.printed();
+            if self.tagged {
+                n.push_str(&format!("<{:0w$x}>", self.line.addr, w = self.width));
+            }
+            n
+        })
+    }
+
+    /// pprof's short name of [`Routine::full`] (computed once; `keep_templates` must be the
+    /// same on every call).
+    pub fn short(&self, keep_templates: bool) -> &str {
+        self.short
+            .get_or_init(|| super::names::short_name(self.full(), keep_templates))
+    }
 }
 
 /// pprof's view of one file's symbol table.
@@ -184,18 +220,20 @@ pub fn nm_lines(elf: &Elf, syms: &[ElfSym]) -> Vec<NmLine> {
             if c == 'U' || c == 'w' || c == 'v' {
                 return None;
             }
-            let mut name = demangle::nm_name(&s.name);
+            let raw = String::from_utf8_lossy(&s.name).into_owned();
+            let mut suffix = String::new();
             if let Some((v, hidden)) = &s.version {
-                name.push_str(if *hidden { "@" } else { "@@" });
-                name.push_str(&String::from_utf8_lossy(v));
+                suffix.push_str(if *hidden { "@" } else { "@@" });
+                suffix.push_str(&String::from_utf8_lossy(v));
             }
-            if name.is_empty() {
+            if raw.is_empty() && suffix.is_empty() {
                 return None;
             }
             Some(NmLine {
                 addr: s.value,
                 kind: c,
-                name,
+                raw: raw.into(),
+                suffix: suffix.into(),
             })
         })
         .collect()
@@ -207,33 +245,35 @@ pub fn boundaries(lines: &[NmLine], width: usize) -> NmTable {
     let mut routines: Vec<Routine> = Vec::new();
     let mut fini = None;
     let mut last_start: Option<u64> = None;
-    let mut pending: Option<String> = None;
+    // The symbol queued for the current address, and whether it keeps its tag.
+    let mut pending: Option<(&NmLine, bool)> = None;
+    let routine = |l: &NmLine, tagged: bool, start: u64, end: u64| Routine {
+        start,
+        end,
+        line: l.clone(),
+        tagged,
+        width,
+        full: std::sync::OnceLock::new(),
+        short: std::sync::OnceLock::new(),
+    };
     for l in lines {
         if Some(l.addr) == last_start {
             if l.kind == 't' || l.kind == 'T' {
-                pending = Some(l.name.clone());
+                pending = Some((l, false));
             }
             continue;
         }
-        if l.name == "_fini" {
+        if &*l.raw == "_fini" && l.suffix.is_empty() {
             fini = Some(l.addr);
         }
-        if let (Some(name), Some(start)) = (pending.take(), last_start) {
-            routines.push(Routine {
-                start,
-                end: l.addr,
-                full: name,
-            });
+        if let (Some((p, tagged)), Some(start)) = (pending.take(), last_start) {
+            routines.push(routine(p, tagged, start, l.addr));
         }
         last_start = Some(l.addr);
-        pending = Some(format!("{}<{:0width$x}>", l.name, l.addr));
+        pending = Some((l, true));
     }
-    if let (Some(name), Some(start)) = (pending, last_start) {
-        routines.push(Routine {
-            start,
-            end: start,
-            full: name,
-        });
+    if let (Some((p, tagged)), Some(start)) = (pending, last_start) {
+        routines.push(routine(p, tagged, start, start));
     }
     // pprof keeps routines in a hash keyed by name: a later routine of the same (untagged)
     // name replaces an earlier one.
@@ -246,9 +286,13 @@ pub fn boundaries(lines: &[NmLine], width: usize) -> NmTable {
 }
 
 fn dedup_names(routines: &mut Vec<Routine>) {
-    let mut last: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    // Tagged names carry their unique address: only untagged ones can collide.
+    if routines.iter().filter(|r| !r.tagged).count() < 2 {
+        return;
+    }
+    let mut last: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for (i, r) in routines.iter().enumerate() {
-        last.insert(r.full.as_str(), i);
+        last.insert(r.full().to_string(), i);
     }
     if last.len() == routines.len() {
         return;
@@ -270,7 +314,8 @@ mod tests {
         NmLine {
             addr,
             kind,
-            name: name.to_string(),
+            raw: name.into(),
+            suffix: "".into(),
         }
     }
 
@@ -285,7 +330,7 @@ mod tests {
             ],
             16,
         );
-        let names: Vec<&str> = t.routines.iter().map(|r| r.full.as_str()).collect();
+        let names: Vec<&str> = t.routines.iter().map(|r| r.full()).collect();
         assert_eq!(
             names,
             [
@@ -295,10 +340,10 @@ mod tests {
             ]
         );
         assert_eq!(t.fini, Some(0x1040));
-        assert_eq!(t.lookup(0x1005).unwrap().full, "real");
-        assert_eq!(t.lookup(0x1010).unwrap().full, "helper<0000000000001010>");
+        assert_eq!(t.lookup(0x1005).unwrap().full(), "real");
+        assert_eq!(t.lookup(0x1010).unwrap().full(), "helper<0000000000001010>");
         // Below the first symbol: the first routine, as pprof does.
-        assert_eq!(t.lookup(0x10).unwrap().full, "real");
+        assert_eq!(t.lookup(0x10).unwrap().full(), "real");
         // At or past the last symbol: nothing (its size is unknown).
         assert!(t.lookup(0x1040).is_none());
         assert!(t.lookup(0x9999).is_none());
