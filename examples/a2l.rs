@@ -35,7 +35,11 @@ fn main() {
         }
     };
     let mut warnings = Vec::new();
-    let dw = dwarf::load(&elf, &mut warnings);
+    let dw = dwarf::load(
+        &elf,
+        std::env::var_os("A2L_BINUTILS_INLINE_NAMES").is_some(),
+        &mut warnings,
+    );
     for w in warnings {
         eprintln!("{w}");
     }

@@ -131,6 +131,11 @@ pub struct Args {
     /// Do not drop a second CPU stack frame that is the same everywhere
     #[arg(long = "no-auto-signal-frm")]
     pub no_auto_signal_frm: bool,
+    /// Reproduce google-pprof's known mistakes for byte-identical output: name inlined
+    /// functions without a linkage name after their caller, print --stacks leak sites as
+    /// "unknown"
+    #[arg(long = "pprof_quirks")]
+    pub pprof_quirks: bool,
     /// Accepted for compatibility; rpprof runs no object tools
     #[arg(long, value_name = "prefix")]
     pub tools: Option<String>,
@@ -538,6 +543,7 @@ impl Args {
             exclude: self.exclude.filter(|s| !s.is_empty()),
             jeprof,
             debug: self.debug,
+            pprof_quirks: self.pprof_quirks,
         })
     }
 }

@@ -85,6 +85,9 @@ pub struct Options {
     pub jeprof: bool,
     /// `--debug`: print the time each stage took to the message stream.
     pub debug: bool,
+    /// `--pprof_quirks`: reproduce google-pprof's known mistakes, for byte-identical output
+    /// (see README's differences table).
+    pub pprof_quirks: bool,
 }
 
 /// Stage timing for `--debug`.
@@ -305,6 +308,7 @@ pub fn run(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(
         keep_templates: opts.keep_templates,
         jeprof,
         address_width: w,
+        binutils_inline_names: opts.pprof_quirks,
     };
     let symbols: SymbolTable = if symbolized {
         let mut names = std::collections::BTreeMap::new();
@@ -356,6 +360,7 @@ pub fn run(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(
         keep_templates: opts.keep_templates,
         address_width: w,
         limit: None,
+        unknown_leaf: opts.pprof_quirks,
     };
     let ctx = Ctx {
         symbols: &symbols,

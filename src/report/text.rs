@@ -23,6 +23,8 @@ pub struct TextOptions {
     pub address_width: usize,
     /// Print at most this many lines (`None`: all).
     pub limit: Option<usize>,
+    /// `--stacks` leak records: print the allocation site as `unknown`, as pprof does.
+    pub unknown_leaf: bool,
 }
 
 /// The `Total:` line: printed only when the total is not zero; `thread` labels jeprof's
@@ -172,7 +174,13 @@ pub fn write_leaks(
             perl_num(r.bytes),
             perl_num(r.objects)
         )?;
-        for &a in r.stack {
+        for (i, &a) in r.stack.iter().enumerate() {
+            if i == 0 && o.unknown_leaf {
+                // pprof looks the leaf up by the text of the file ("0x..." without padding),
+                // which is never a key of its symbol table.
+                writeln!(out, "\t@ {a:x} unknown")?;
+                continue;
+            }
             let sym = match symbols.get(a).and_then(|f| f.first()) {
                 Some(f) => format!("{} {}", f.short, f.fileline),
                 None => "unknown".to_string(),

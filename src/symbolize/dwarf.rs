@@ -139,10 +139,18 @@ pub struct Dwarf {
     cell: DwarfCell,
     /// The separate debug file the DWARF was read from, if any.
     debug: Option<Elf>,
+    /// Name inlined functions without a linkage name as binutils does (after the symbol
+    /// holding the address) instead of by their own qualified DWARF name.
+    binutils_inline_names: bool,
 }
 
-/// Loads the DWARF of `elf` (or of its separate debug file), if it has any.
-pub fn load(elf: &Elf, warnings: &mut Vec<String>) -> Option<Box<dyn DwarfSource>> {
+/// Loads the DWARF of `elf` (or of its separate debug file), if it has any;
+/// `binutils_inline_names` as [`Dwarf::binutils_inline_names`].
+pub fn load(
+    elf: &Elf,
+    binutils_inline_names: bool,
+    warnings: &mut Vec<String>,
+) -> Option<Box<dyn DwarfSource>> {
     let (file, map, debug) = if elf.has_dwarf() {
         (elf.path.clone(), elf.data.clone(), None)
     } else {
@@ -159,6 +167,7 @@ pub fn load(elf: &Elf, warnings: &mut Vec<String>) -> Option<Box<dyn DwarfSource
     match Dwarf::new(map) {
         Ok(mut d) => {
             d.debug = debug;
+            d.binutils_inline_names = binutils_inline_names;
             Some(Box::new(d))
         }
         Err(e) => {
@@ -244,7 +253,11 @@ impl Dwarf {
             }
         };
         let cell = DwarfCell::try_new(sections, |s| Tables::new(s))?;
-        Ok(Dwarf { cell, debug: None })
+        Ok(Dwarf {
+            cell,
+            debug: None,
+            binutils_inline_names: false,
+        })
     }
 }
 
@@ -1142,12 +1155,18 @@ fn finish_functions<'a>(
 }
 
 impl Tables<'_> {
-    fn display_name(&self, p: &Parsed, lang: Option<DwLang>, id: u32) -> Option<String> {
+    fn display_name(
+        &self,
+        p: &Parsed,
+        lang: Option<DwLang>,
+        id: u32,
+        binutils_names: bool,
+    ) -> Option<String> {
         let f = &p.funcs[id as usize];
         if let Some(r) = p.renamed.borrow().get(&id) {
             return r.clone();
         }
-        if f.inlined && !f.is_linkage && !name_is_linkage(lang) {
+        if f.inlined && !f.is_linkage && !name_is_linkage(lang) && !binutils_names {
             return qualified(f);
         }
         f.name.clone()
@@ -1195,7 +1214,7 @@ impl DwarfSource for Dwarf {
                             r
                         } else if f.is_linkage {
                             f.name.clone()
-                        } else if f.inlined {
+                        } else if f.inlined && !self.binutils_inline_names {
                             qualified(f)
                         } else {
                             let sym = symbol();
@@ -1241,7 +1260,7 @@ impl DwarfSource for Dwarf {
                         }
                         let Some(caller) = f.caller else { break };
                         out.push(DwarfFrame {
-                            function: t.display_name(p, lang, caller),
+                            function: t.display_name(p, lang, caller, self.binutils_inline_names),
                             file: f.call_file.as_ref().map(|s| s.to_string()),
                             line: f.call_line,
                             discriminator: disc,

@@ -264,7 +264,7 @@ impl Local {
         if !self.images.contains_key(path) {
             let img = match Elf::open(path) {
                 Ok(elf) => Some(Image {
-                    dwarf: super::dwarf::load(&elf, warnings),
+                    dwarf: super::dwarf::load(&elf, self.opts.binutils_inline_names, warnings),
                     elf,
                     nm: OnceLock::new(),
                 }),

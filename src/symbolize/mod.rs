@@ -137,4 +137,7 @@ pub struct Options {
     pub jeprof: bool,
     /// Hex digits in an address (16, or 8 for 32-bit CPU profiles).
     pub address_width: usize,
+    /// Name inlined functions that have no linkage name as google-pprof (binutils) does:
+    /// after the function they were inlined into (`--pprof_quirks`).
+    pub binutils_inline_names: bool,
 }

@@ -1,0 +1,34 @@
+#!/bin/bash
+# t-heap: build theap, run it under HEAPPROFILE (3 dumps) and with
+# TCMALLOC_SAMPLE_PARAMETER (heap_v2 sample + growth stacks), capture google-pprof references.
+source "$(dirname "$0")/../common.sh"
+begin_case t-heap
+copy_in theap.cc
+
+g++ -O2 -g -fno-omit-frame-pointer -o theap theap.cc -ltcmalloc_and_profiler
+
+# (a) three HEAPPROFILE dumps: 2 by allocation interval + 1 at exit
+HEAPPROFILE=$RUN/theap.hprof HEAP_PROFILE_ALLOCATION_INTERVAL=4000000 \
+    ./theap dumps > run-dumps.stdout 2> run-dumps.stderr
+# (b) + (c) GetHeapSample / GetHeapGrowthStacks, written by the program itself
+TCMALLOC_SAMPLE_PARAMETER=8192 \
+    ./theap sample theap.heapv2 theap.growth > run-sample.stdout 2> run-sample.stderr
+
+ls theap.hprof.0001.heap theap.hprof.0002.heap theap.hprof.0003.heap > /dev/null
+[ ! -e theap.hprof.0004.heap ] || { echo "more than 3 dumps" >&2; exit 1; }
+
+profile_row heap theap theap.hprof.0001.heap
+profile_row heap theap theap.hprof.0002.heap theap.hprof.0001.heap
+profile_row heap theap theap.hprof.0003.heap theap.hprof.0001.heap
+profile_row heap theap theap.heapv2
+profile_row heap theap theap.growth
+
+FOCUS='index::grow'
+IGNORE='Slab'
+heap_refs google-pprof theap theap.hprof.0001.heap
+heap_refs google-pprof theap theap.hprof.0002.heap theap.hprof.0001.heap
+heap_refs google-pprof theap theap.hprof.0003.heap theap.hprof.0001.heap
+heap_refs google-pprof theap theap.heapv2
+heap_refs google-pprof theap theap.growth
+
+finish_case theap.cc
