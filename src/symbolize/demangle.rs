@@ -8,6 +8,9 @@
 
 use std::sync::OnceLock;
 
+#[path = "itanium.rs"]
+mod itanium;
+
 use regex::Regex;
 
 /// Demangles a symbol name the way `nm --demangle` prints it (without the version suffix nm
@@ -42,12 +45,7 @@ pub fn demangle_core(name: &str) -> Option<String> {
             return Some(format!("{d:#}"));
         }
     }
-    if !name.starts_with("_Z") {
-        return None;
-    }
-    let sym = cpp_demangle::Symbol::new(name.as_bytes()).ok()?;
-    let opts = cpp_demangle::DemangleOptions::default();
-    sym.demangle_with_options(&opts).ok()
+    itanium::demangle(name.as_bytes())
 }
 
 /// `..17h<16 hex digits>E`: the hash element that ends a legacy Rust symbol.
