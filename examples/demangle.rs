@@ -3,12 +3,21 @@
 //! With `--check`, standard input holds `mangled<TAB>expected` lines (as
 //! `scripts/demangle-harvest.py` writes them): prints how many rpprof demangles identically
 //! and the first differences (`--max N` of them, 20 by default), and the time taken.
+//! With `--raw`, prints the bare demangler's answer for each line, `<<NONE>>` where it fails.
 use std::io::{BufRead, Write};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let stdin = std::io::stdin();
     let mut out = std::io::stdout().lock();
+    if args.iter().any(|a| a == "--raw") {
+        // The bare demangler (no prefix/version handling), `<<NONE>>` where it fails.
+        for line in stdin.lock().lines().map_while(Result::ok) {
+            let d = rpprof::symbolize::demangle::demangle_core(&line);
+            let _ = writeln!(out, "{}", d.as_deref().unwrap_or("<<NONE>>"));
+        }
+        return;
+    }
     if !args.iter().any(|a| a == "--check") {
         for line in stdin.lock().lines().map_while(Result::ok) {
             let _ = writeln!(out, "{}", rpprof::symbolize::demangle::demangle(&line));

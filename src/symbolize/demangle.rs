@@ -10,6 +10,8 @@ use std::sync::OnceLock;
 
 #[path = "itanium.rs"]
 mod itanium;
+#[path = "rust_mangling.rs"]
+mod rust_mangling;
 
 use regex::Regex;
 
@@ -34,28 +36,10 @@ pub fn demangle(name: &str) -> String {
     }
 }
 
-/// Demangles one mangled name, or `None` when it is not one.
+/// Demangles one mangled name, or `None` when it is not one: as Rust first, then as C++, as
+/// libiberty's `cplus_demangle` does in its automatic mode.
 pub fn demangle_core(name: &str) -> Option<String> {
-    if (name.starts_with("_R") || (name.starts_with("_ZN") && name.ends_with('E')))
-        && let Ok(d) = rustc_demangle::try_demangle(name)
-    {
-        // Legacy names are only Rust's when they end in a hash.
-        let is_rust = name.starts_with("_R") || looks_like_rust_legacy(name);
-        if is_rust {
-            return Some(format!("{d:#}"));
-        }
-    }
-    itanium::demangle(name.as_bytes())
-}
-
-/// `..17h<16 hex digits>E`: the hash element that ends a legacy Rust symbol.
-fn looks_like_rust_legacy(name: &str) -> bool {
-    let b = name.as_bytes();
-    if b.len() < 20 {
-        return false;
-    }
-    let tail = &b[b.len() - 20..];
-    tail.starts_with(b"17h") && tail[3..19].iter().all(u8::is_ascii_hexdigit) && tail[19] == b'E'
+    rust_mangling::demangle(name.as_bytes()).or_else(|| itanium::demangle(name.as_bytes()))
 }
 
 fn re(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
