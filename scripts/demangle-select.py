@@ -32,7 +32,7 @@ OUTPUT_TOKENS = [
     "&mut ", "fn(", "[clone .cold]", "[clone .part.", "[clone .isra.", "[clone .constprop.",
     "[clone .lto_priv.", "static_cast", "dynamic_cast", "const_cast", "reinterpret_cast",
     "::operator", "operator()", "operator new", "operator delete", "operator\"\"",
-    "operator<", "operator>>", "co_await", "<=>",
+    "operator<", "operator>>", "co_await", "<=>", ", >", ", )", "<, ", "(, ", ", , ",
 ]
 
 CLONE_RE = re.compile(r"(\.[a-z_][a-z0-9_]*)?(\.[0-9]+)*$")
@@ -107,11 +107,21 @@ def main():
     seen = set()
     chosen = {}
     size = 0
-    for m, d in items:
-        f = features(m, d)
-        if f - seen:
+    # First the constructs of the output and the special forms, then the grammar trigrams,
+    # each time shortest first.
+    for phase in ("special", "trigram"):
+        budget = a.max_bytes * (0.3 if phase == "special" else 0.8)
+        for m, d in items:
+            if m in chosen:
+                continue
+            f = features(m, d)
+            if phase == "special":
+                f = {x for x in f if not x.startswith(("t:", "start:", "end:"))}
+            new = f - seen
+            if not new:
+                continue
             line_len = len(m) + len(d) + 2
-            if size + line_len > a.max_bytes * 0.8:
+            if size + line_len > budget or line_len > 8000:
                 continue
             seen |= f
             chosen[m] = d

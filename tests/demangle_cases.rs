@@ -236,6 +236,16 @@ fn tricky_names() {
 }
 
 #[test]
+fn print_buffer_flush_keeps_a_comma() {
+    // libiberty takes back the ", " before an empty argument pack, unless its 256-byte print
+    // buffer was flushed in between: then binutils prints "0ul, >".
+    let m = "_ZNSt4pairIKS_IN5boost8signals26detail15slot_meta_groupENS0_8optionalIiEEESt14_List_iteratorINS0_10shared_ptrINS2_15connection_bodyIS6_NS1_4slotIFvSt7complexIfESD_ENS0_8functionISE_EEEENS1_5mutexEEEEEEEC1IJRS7_EJLm0EEJEJEEERSt5tupleIJDpT_EERSP_IJDpT1_EESt12_Index_tupleIJXspT0_EEESY_IJXspT2_EEE";
+    let want = "std::pair<std::pair<boost::signals2::detail::slot_meta_group, boost::optional<int> > const, std::_List_iterator<boost::shared_ptr<boost::signals2::detail::connection_body<std::pair<boost::signals2::detail::slot_meta_group, boost::optional<int> >, boost::signals2::slot<void (std::complex<float>, std::complex<float>), boost::function<void (std::complex<float>, std::complex<float>)> >, boost::signals2::mutex> > > >::pair<std::pair<boost::signals2::detail::slot_meta_group, boost::optional<int> > const&, 0ul, >(std::tuple<std::pair<boost::signals2::detail::slot_meta_group, boost::optional<int> > const&>&, std::tuple<>&, std::_Index_tuple<0ul>, std::_Index_tuple<>)";
+    assert_eq!(demangle(m), want);
+    assert!(want.contains("0ul, >("));
+}
+
+#[test]
 fn bfd_prefix_and_version_suffix() {
     // bfd_demangle sets aside a leading run of '.'/'$' and an '@' suffix.
     assert_eq!(

@@ -1,10 +1,11 @@
 //! Demangling as binutils does it for `nm --demangle` and `addr2line -C`, and pprof's short
 //! names.
 //!
-//! A name is demangled as Rust (legacy `_ZN...17h<hash>E` or v0 `_R...`) when it is one,
-//! otherwise as C++ (Itanium ABI); a leading run of `.`/`$` and an `@version` suffix are set
-//! aside first and put back after, as binutils' `bfd_demangle` does. Names that do not
-//! demangle are kept as they are.
+//! A name is demangled as Rust (legacy `_ZN...17h<hash>E` or v0 `_R...`, see
+//! `rust_mangling.rs`) when it is one, otherwise as C++ (Itanium ABI, see `itanium.rs`), with
+//! the output of GNU libiberty as binutils 2.40 uses it; a leading run of `.`/`$` and an
+//! `@version` suffix are set aside first and put back after, as binutils' `bfd_demangle` does.
+//! Names that do not demangle are kept as they are.
 
 use std::sync::OnceLock;
 
@@ -16,10 +17,13 @@ mod rust_mangling;
 use regex::Regex;
 
 /// Demangles a symbol name the way `nm --demangle` prints it (without the version suffix nm
-/// appends for dynamic symbols).
+/// appends for dynamic symbols).  The bytes are demangled as they are (a name that is not
+/// UTF-8 keeps its identifiers' lengths right); only the result is made UTF-8.
 pub fn nm_name(raw: &[u8]) -> String {
-    let s = String::from_utf8_lossy(raw);
-    demangle(&s)
+    match std::str::from_utf8(raw) {
+        Ok(s) => demangle(s),
+        Err(_) => String::from_utf8_lossy(&demangle_bytes(raw)).into_owned(),
+    }
 }
 
 /// Demangles `name` as binutils' `bfd_demangle(name, DMGL_PARAMS | DMGL_ANSI)`.
@@ -33,6 +37,24 @@ pub fn demangle(name: &str) -> String {
     match demangle_core(core) {
         Some(d) => format!("{prefix}{d}{suffix}"),
         None => name.to_string(),
+    }
+}
+
+/// [`demangle`] on bytes.
+fn demangle_bytes(name: &[u8]) -> Vec<u8> {
+    let start = name
+        .iter()
+        .position(|&c| c != b'.' && c != b'$')
+        .unwrap_or(name.len());
+    let (prefix, body) = name.split_at(start);
+    let (core, suffix) = match body.iter().position(|&c| c == b'@') {
+        Some(i) => body.split_at(i),
+        None => (body, &b""[..]),
+    };
+    let demangled = rust_mangling::demangle(core).or_else(|| itanium::demangle(core));
+    match demangled {
+        Some(d) => [prefix, d.as_bytes(), suffix].concat(),
+        None => name.to_vec(),
     }
 }
 
@@ -99,6 +121,17 @@ mod tests {
         );
         // A C++ nested name that ends in E but has no hash stays C++.
         assert_eq!(demangle("_ZN3foo3barE"), "foo::bar");
+    }
+
+    #[test]
+    fn non_utf8_names() {
+        // An identifier of 3 bytes that are not UTF-8: its length still counts in bytes.
+        assert_eq!(
+            nm_name(b"_Z3\xff\xfe\xfdi"),
+            "\u{fffd}\u{fffd}\u{fffd}(int)"
+        );
+        assert_eq!(nm_name(b"._Z1fv@\xff"), ".f()@\u{fffd}");
+        assert_eq!(nm_name(b"\xff_Z1fv"), "\u{fffd}_Z1fv");
     }
 
     #[test]

@@ -19,6 +19,8 @@ const MAX_OUTPUT: usize = 1 << 20;
 const MAX_WORK: u32 = 4_000_000;
 /// libiberty's `DEMANGLE_RECURSION_LIMIT`.
 const RECURSION_LIMIT: usize = 2048;
+/// The size of libiberty's print buffer (`D_PRINT_BUFFER_LENGTH`).
+const PRINT_BUFFER: usize = 256;
 /// libiberty's `MAX_RECURSION_COUNT` for printing.
 const MAX_PRINT_RECURSION: i32 = 1024;
 /// A guard on the parser's recursion, well above what 1024 bytes can nest.
@@ -2297,6 +2299,9 @@ struct Printer<'p, 'a> {
     printing: Vec<u8>,
     counting: Vec<u8>,
     work: u32,
+    /// Bytes in libiberty's print buffer since its last flush, and the number of flushes.
+    buf_len: usize,
+    flushes: u64,
 }
 
 impl<'p, 'a> Printer<'p, 'a> {
@@ -2322,6 +2327,8 @@ impl<'p, 'a> Printer<'p, 'a> {
             printing: vec![0; nodes.len()],
             counting: vec![0; nodes.len()],
             work: 0,
+            buf_len: 0,
+            flushes: 0,
         };
         p.count_templates_scopes(Some(root));
         p.recursion = 0;
@@ -2398,6 +2405,7 @@ impl<'p, 'a> Printer<'p, 'a> {
         }
         self.out.push(c);
         self.last = c;
+        self.account(1);
     }
 
     fn s(&mut self, s: &[u8]) {
@@ -2408,7 +2416,28 @@ impl<'p, 'a> Printer<'p, 'a> {
         if let Some(&c) = s.last() {
             self.out.extend_from_slice(s);
             self.last = c;
+            self.account(s.len());
         }
+    }
+
+    /// Follows libiberty's 256-byte print buffer: it is flushed when a character comes with
+    /// 255 already in it.  Whether a flush happened decides, in argument lists, if a ", "
+    /// before an argument that prints nothing is taken back.
+    fn account(&mut self, n: usize) {
+        let mut n = n;
+        while n > 0 {
+            if self.buf_len == PRINT_BUFFER - 1 {
+                self.flush();
+            }
+            let take = n.min(PRINT_BUFFER - 1 - self.buf_len);
+            self.buf_len += take;
+            n -= take;
+        }
+    }
+
+    fn flush(&mut self) {
+        self.buf_len = 0;
+        self.flushes += 1;
     }
 
     fn num(&mut self, n: i64) {
@@ -2903,11 +2932,18 @@ impl<'p, 'a> Printer<'p, 'a> {
                     self.comp(node.l);
                 }
                 if node.r.is_some() {
+                    // libiberty flushes first so that the ", " stays in its buffer.
+                    if self.buf_len >= PRINT_BUFFER - 2 {
+                        self.flush();
+                    }
                     self.s(b", ");
-                    let len = self.out.len();
+                    let (buf_len, flushes) = (self.buf_len, self.flushes);
                     self.comp(node.r);
-                    if self.out.len() == len {
-                        self.out.truncate(len.saturating_sub(2));
+                    // If that printed nothing (an empty pack), take the ", " back, unless
+                    // the buffer was flushed meanwhile.
+                    if self.flushes == flushes && self.buf_len == buf_len {
+                        self.out.truncate(self.out.len().saturating_sub(2));
+                        self.buf_len = self.buf_len.saturating_sub(2);
                     }
                 }
             }

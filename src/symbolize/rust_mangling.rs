@@ -965,7 +965,7 @@ fn decode_punycode(ascii: &[u8], punycode: &[u8]) -> Result<Option<Vec<u8>>, ()>
         i += 1;
         delta /= damp;
         damp = 2;
-        delta += delta / len;
+        delta = delta.wrapping_add(delta / len);
         k = 0;
         while delta > ((BASE - T_MIN) * T_MAX) / 2 {
             delta /= BASE - T_MIN;
