@@ -40,20 +40,19 @@ fn main() {
         })
         .collect();
     let start = std::time::Instant::now();
-    let got: Vec<String> = pairs
-        .iter()
-        .map(|(m, _)| rpprof::symbolize::demangle::demangle(m))
-        .collect();
-    let elapsed = start.elapsed();
     let mut same = 0usize;
-    let mut shown = 0usize;
-    for ((m, want), got) in pairs.iter().zip(&got) {
-        if want == got {
+    let mut diffs = Vec::new();
+    for (m, want) in &pairs {
+        let got = rpprof::symbolize::demangle::demangle(m);
+        if &got == want {
             same += 1;
-        } else if shown < max {
-            shown += 1;
-            let _ = writeln!(out, "mangled: {m}\n   want: {want}\n    got: {got}");
+        } else if diffs.len() < max {
+            diffs.push(format!("mangled: {m}\n   want: {want}\n    got: {got}"));
         }
+    }
+    let elapsed = start.elapsed();
+    for d in diffs {
+        let _ = writeln!(out, "{d}");
     }
     let _ = writeln!(
         out,

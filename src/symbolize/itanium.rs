@@ -2298,6 +2298,10 @@ struct Printer<'p, 'a> {
     current_template: Option<Id>,
     printing: Vec<u8>,
     counting: Vec<u8>,
+    /// Whether the limits on saved scopes have been counted (done on first need: they
+    /// depend only on the tree).
+    counted: bool,
+    root: Id,
     work: u32,
     /// Bytes in libiberty's print buffer since its last flush, and the number of flushes.
     buf_len: usize,
@@ -2308,7 +2312,7 @@ impl<'p, 'a> Printer<'p, 'a> {
     fn print(nodes: &'p [Node<'a>], root: Id) -> Option<String> {
         let mut p = Printer {
             n: nodes,
-            out: Vec::with_capacity(64),
+            out: Vec::with_capacity(4 * nodes.len() + 16),
             last: 0,
             failed: false,
             templates: None,
@@ -2325,14 +2329,14 @@ impl<'p, 'a> Printer<'p, 'a> {
             num_copy_templates: 0,
             current_template: None,
             printing: vec![0; nodes.len()],
-            counting: vec![0; nodes.len()],
+            counting: Vec::new(),
+            counted: false,
+            root,
             work: 0,
             buf_len: 0,
             flushes: 0,
         };
-        p.count_templates_scopes(Some(root));
-        p.recursion = 0;
-        p.num_copy_templates = p.num_copy_templates.saturating_mul(p.num_saved_scopes);
+        p.root = root;
         p.comp(Some(root));
         if p.failed {
             return None;
@@ -2539,7 +2543,25 @@ impl<'p, 'a> Printer<'p, 'a> {
         }
     }
 
+    /// libiberty's `d_count_templates_scopes`, run before printing; its counts are only
+    /// needed here.
+    fn count_limits(&mut self) {
+        if self.counted {
+            return;
+        }
+        self.counted = true;
+        self.counting = vec![0; self.n.len()];
+        let saved_recursion = self.recursion;
+        self.recursion = 0;
+        self.count_templates_scopes(Some(self.root));
+        self.recursion = saved_recursion;
+        self.num_copy_templates = self
+            .num_copy_templates
+            .saturating_mul(self.num_saved_scopes);
+    }
+
     fn save_scope(&mut self, container: Id) {
+        self.count_limits();
         if self.saved.len() as i32 >= self.num_saved_scopes {
             self.error();
             return;

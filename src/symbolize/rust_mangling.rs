@@ -29,6 +29,11 @@ pub fn demangle(name: &[u8]) -> Option<String> {
     if !legacy && !sym.first().is_some_and(u8::is_ascii_uppercase) {
         return None;
     }
+    // A legacy name must end with its hash (checked again below, after the characters): most
+    // C++ names do not, and this check is cheap.
+    if legacy && legacy_hash_end(sym).is_none() {
+        return None;
+    }
     let mut len = 0;
     for &c in sym {
         if !legacy && c == b'.' {
@@ -850,20 +855,7 @@ impl<'a> Demangler<'a> {
     }
 
     fn legacy(&mut self) -> Option<()> {
-        // Legacy symbols end with 'E', possibly followed by a '.suffix'.
-        let mut len = self.sym.len();
-        let mut dot_suffix = true;
-        while len > 0 && !(dot_suffix && self.sym.get(len - 1) == Some(&b'E')) {
-            dot_suffix = self.sym.get(len - 1) == Some(&b'.');
-            len -= 1;
-        }
-        if !(len > 0 && self.sym.get(len - 1) == Some(&b'E')) {
-            return None;
-        }
-        len -= 1;
-        if !(len > 19 && self.sym.get(len - 19..len - 16) == Some(b"17h")) {
-            return None;
-        }
+        let len = legacy_hash_end(self.sym)?;
         self.sym = self.sym.get(..len)?;
         let mut ident;
         loop {
@@ -892,6 +884,26 @@ impl<'a> Demangler<'a> {
         }
         Some(())
     }
+}
+
+/// The length of a legacy name (after `_ZN`) without its final `E` and any `.suffix`, if it
+/// ends with a `17h` hash segment there.
+fn legacy_hash_end(sym: &[u8]) -> Option<usize> {
+    // Legacy symbols end with 'E', possibly followed by a '.suffix'.
+    let mut len = sym.len();
+    let mut dot_suffix = true;
+    while len > 0 && !(dot_suffix && sym.get(len - 1) == Some(&b'E')) {
+        dot_suffix = sym.get(len - 1) == Some(&b'.');
+        len -= 1;
+    }
+    if !(len > 0 && sym.get(len - 1) == Some(&b'E')) {
+        return None;
+    }
+    len -= 1;
+    if !(len > 19 && sym.get(len - 19..len - 16) == Some(b"17h")) {
+        return None;
+    }
+    Some(len)
 }
 
 /// Decodes punycode as libiberty does: `Ok(None)` when the deltas are cut short (libiberty
