@@ -1,16 +1,25 @@
 //! Demangling as binutils does it for `nm --demangle` and `addr2line -C`, and pprof's short
 //! names.
 //!
-//! A name is demangled as Rust (legacy `_ZN...17h<hash>E` or v0 `_R...`) when it is one,
-//! otherwise as C++ (Itanium ABI); a leading run of `.`/`$` and an `@version` suffix are set
-//! aside first and put back after, as binutils' `bfd_demangle` does. Names that do not
-//! demangle are kept as they are.
+//! A name is demangled as Rust (legacy `_ZN...17h<hash>E` or v0 `_R...`, see
+//! `rust_mangling.rs`) when it is one, otherwise as C++ (Itanium ABI, see `itanium.rs`), with
+//! the output of GNU libiberty as binutils 2.40 uses it; a leading run of `.`/`$` and an
+//! `@version` suffix are set aside first and put back after, as binutils' `bfd_demangle` does.
+//! Names that do not demangle are kept as they are.
+
+#[path = "itanium.rs"]
+mod itanium;
+#[path = "rust_mangling.rs"]
+mod rust_mangling;
 
 /// Demangles a symbol name the way `nm --demangle` prints it (without the version suffix nm
-/// appends for dynamic symbols).
+/// appends for dynamic symbols).  The bytes are demangled as they are (a name that is not
+/// UTF-8 keeps its identifiers' lengths right); only the result is made UTF-8.
 pub fn nm_name(raw: &[u8]) -> String {
-    let s = String::from_utf8_lossy(raw);
-    demangle(&s)
+    match std::str::from_utf8(raw) {
+        Ok(s) => demangle(s),
+        Err(_) => String::from_utf8_lossy(&demangle_bytes(raw)).into_owned(),
+    }
 }
 
 /// Demangles `name` as binutils' `bfd_demangle(name, DMGL_PARAMS | DMGL_ANSI)`.
@@ -27,33 +36,28 @@ pub fn demangle(name: &str) -> String {
     }
 }
 
-/// Demangles one mangled name, or `None` when it is not one.
-pub fn demangle_core(name: &str) -> Option<String> {
-    if (name.starts_with("_R") || (name.starts_with("_ZN") && name.ends_with('E')))
-        && let Ok(d) = rustc_demangle::try_demangle(name)
-    {
-        // Legacy names are only Rust's when they end in a hash.
-        let is_rust = name.starts_with("_R") || looks_like_rust_legacy(name);
-        if is_rust {
-            return Some(format!("{d:#}"));
-        }
+/// [`demangle`] on bytes.
+fn demangle_bytes(name: &[u8]) -> Vec<u8> {
+    let start = name
+        .iter()
+        .position(|&c| c != b'.' && c != b'$')
+        .unwrap_or(name.len());
+    let (prefix, body) = name.split_at(start);
+    let (core, suffix) = match body.iter().position(|&c| c == b'@') {
+        Some(i) => body.split_at(i),
+        None => (body, &b""[..]),
+    };
+    let demangled = rust_mangling::demangle(core).or_else(|| itanium::demangle(core));
+    match demangled {
+        Some(d) => [prefix, d.as_bytes(), suffix].concat(),
+        None => name.to_vec(),
     }
-    if !name.starts_with("_Z") {
-        return None;
-    }
-    let sym = cpp_demangle::Symbol::new(name.as_bytes()).ok()?;
-    let opts = cpp_demangle::DemangleOptions::default();
-    sym.demangle_with_options(&opts).ok()
 }
 
-/// `..17h<16 hex digits>E`: the hash element that ends a legacy Rust symbol.
-fn looks_like_rust_legacy(name: &str) -> bool {
-    let b = name.as_bytes();
-    if b.len() < 20 {
-        return false;
-    }
-    let tail = &b[b.len() - 20..];
-    tail.starts_with(b"17h") && tail[3..19].iter().all(u8::is_ascii_hexdigit) && tail[19] == b'E'
+/// Demangles one mangled name, or `None` when it is not one: as Rust first, then as C++, as
+/// libiberty's `cplus_demangle` does in its automatic mode.
+pub fn demangle_core(name: &str) -> Option<String> {
+    rust_mangling::demangle(name.as_bytes()).or_else(|| itanium::demangle(name.as_bytes()))
 }
 
 #[cfg(test)]
@@ -79,5 +83,16 @@ mod tests {
         );
         // A C++ nested name that ends in E but has no hash stays C++.
         assert_eq!(demangle("_ZN3foo3barE"), "foo::bar");
+    }
+
+    #[test]
+    fn non_utf8_names() {
+        // An identifier of 3 bytes that are not UTF-8: its length still counts in bytes.
+        assert_eq!(
+            nm_name(b"_Z3\xff\xfe\xfdi"),
+            "\u{fffd}\u{fffd}\u{fffd}(int)"
+        );
+        assert_eq!(nm_name(b"._Z1fv@\xff"), ".f()@\u{fffd}");
+        assert_eq!(nm_name(b"\xff_Z1fv"), "\u{fffd}_Z1fv");
     }
 }

@@ -267,7 +267,12 @@ impl Addr2Line<'_> {
     }
 
     fn name_of(&self, raw: &[u8]) -> String {
-        self.demangled(&String::from_utf8_lossy(raw))
+        match std::str::from_utf8(raw) {
+            Ok(s) => self.demangled(s),
+            // Identifier lengths count bytes: demangle the bytes, not their lossy text.
+            Err(_) if self.demangle => demangle::nm_name(raw),
+            Err(_) => String::from_utf8_lossy(raw).into_owned(),
+        }
     }
 
     /// addr2line's printing of DWARF frames: demangled names, `file:line` places.
