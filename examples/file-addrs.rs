@@ -1,7 +1,8 @@
-//! Benchmark aid: prints, one per line in hex, the file addresses in PROGRAM that a profile's
-//! addresses symbolize to (what `addr2line -e PROGRAM` would be asked).
+//! Benchmark and test-data aid: prints, one per line in hex, the file addresses in PROGRAM that
+//! a profile's addresses symbolize to (what `addr2line -e PROGRAM` would be asked). With
+//! `--all`, prints `file<TAB>address` for every ELF file the addresses fall in.
 //!
-//! usage: cargo run --release --example file-addrs -- PROGRAM PROFILE
+//! usage: cargo run --release --example file-addrs -- [--all] [--lib_prefix=DIR] PROGRAM PROFILE
 
 use std::io::Write;
 use std::path::Path;
@@ -10,9 +11,20 @@ use rpprof::symbolize::Options;
 use rpprof::symbolize::local::Local;
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut all = false;
+    let mut lib_prefix = Vec::new();
+    let mut args = Vec::new();
+    for a in std::env::args().skip(1) {
+        if a == "--all" {
+            all = true;
+        } else if let Some(p) = a.strip_prefix("--lib_prefix=") {
+            lib_prefix.push(p.to_string());
+        } else {
+            args.push(a);
+        }
+    }
     let [prog, prof] = args.as_slice() else {
-        eprintln!("usage: file-addrs PROGRAM PROFILE");
+        eprintln!("usage: file-addrs [--all] [--lib_prefix=DIR] PROGRAM PROFILE");
         std::process::exit(2);
     };
     let data = std::fs::read(prof).unwrap_or_else(|e| {
@@ -25,6 +37,7 @@ fn main() {
     });
     let opts = Options {
         address_width: p.address_width,
+        lib_prefix,
         ..Default::default()
     };
     let mut local = Local::new(Path::new(prog), &p.mappings, &opts);
@@ -32,7 +45,9 @@ fn main() {
     let want = std::fs::canonicalize(prog).ok();
     let mut out = std::io::stdout().lock();
     for (file, vma) in local.file_addresses(&p.addresses(), &mut warnings) {
-        if std::fs::canonicalize(&file).ok() == want {
+        if all {
+            let _ = writeln!(out, "{}\t{vma:x}", file.display());
+        } else if std::fs::canonicalize(&file).ok() == want {
             let _ = writeln!(out, "{vma:x}");
         }
     }

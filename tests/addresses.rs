@@ -1,0 +1,157 @@
+//! Exact function, file and line for known addresses of the project's own programs
+//! (`testdata/`): every address of every testdata profile that falls in a case's own ELF file
+//! (PIE and non-PIE programs, a shared library with a function inlined at -O2, a dlopen'ed
+//! plugin, a stripped program with a `.gnu_debuglink` debug file, Rust with and without DWARF),
+//! answered as binutils 2.40's `addr2line -f -i -C` answered it when `testdata/addresses.py`
+//! recorded `testdata/addresses.tsv`.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use rpprof::symbolize::dwarf;
+use rpprof::symbolize::elf::Elf;
+use rpprof::symbolize::lookup::Addr2Line;
+
+/// file -> [(address, [(function, place)])], in the order addresses.py asked binutils.
+type Answers = BTreeMap<String, Vec<(u64, Vec<(String, String)>)>>;
+
+fn recorded() -> Answers {
+    let text = std::fs::read_to_string(common::root().join("testdata/addresses.tsv"))
+        .expect("testdata/addresses.tsv");
+    let mut out = Answers::new();
+    for line in text.lines() {
+        let f: Vec<&str> = line.split('\t').collect();
+        assert!(
+            f.len() >= 4 && f.len().is_multiple_of(2),
+            "bad row {line:?}"
+        );
+        let vma = u64::from_str_radix(f[1], 16).expect("hex address");
+        let frames = f[2..]
+            .chunks(2)
+            .map(|c| (c[0].to_string(), c[1].to_string()))
+            .collect();
+        out.entry(f[0].to_string()).or_default().push((vma, frames));
+    }
+    out
+}
+
+/// rpprof's answers for the recorded addresses of every file, asked in the recorded order.
+fn answers(binutils_inline_names: bool) -> Answers {
+    let mut out = Answers::new();
+    for (file, rows) in recorded() {
+        let path = common::root().join("testdata").join(&file);
+        let elf = Elf::open(Path::new(&path)).expect("open testdata ELF file");
+        let mut warnings = Vec::new();
+        let dw = dwarf::load(&elf, binutils_inline_names, &mut warnings);
+        let a2l = Addr2Line::new(&elf, dw.as_deref());
+        let got = rows
+            .iter()
+            .map(|(vma, _)| {
+                let frames = a2l
+                    .lookup(*vma, true)
+                    .into_iter()
+                    .map(|f| (f.function, f.place))
+                    .collect();
+                (*vma, frames)
+            })
+            .collect();
+        out.insert(file, got);
+    }
+    out
+}
+
+fn frame(function: &str, place: &str) -> (String, String) {
+    (function.to_string(), place.to_string())
+}
+
+/// With binutils' naming of inlined functions (`--pprof_quirks`), every answer is binutils'.
+#[test]
+fn every_recorded_address_as_binutils_answers_it() {
+    let want = recorded();
+    let got = answers(true);
+    let mut compared = 0;
+    let mut failures = Vec::new();
+    for (file, rows) in &want {
+        for ((vma, w), (_, g)) in rows.iter().zip(&got[file]) {
+            compared += 1;
+            if w != g {
+                failures.push(format!("{file} 0x{vma:x}\n  want {w:?}\n  got  {g:?}"));
+            }
+        }
+    }
+    assert!(compared > 300, "only {compared} addresses recorded");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// By default, inlined functions are named after themselves; everything else — the number of
+/// frames, every file and line, the outermost function — is binutils' answer.
+#[test]
+fn default_names_differ_only_for_inlined_functions() {
+    let want = recorded();
+    let got = answers(false);
+    let mut renamed = 0;
+    for (file, rows) in &want {
+        for ((vma, w), (_, g)) in rows.iter().zip(&got[file]) {
+            assert_eq!(w.len(), g.len(), "{file} 0x{vma:x}: {w:?} vs {g:?}");
+            for (i, (wf, gf)) in w.iter().zip(g).enumerate() {
+                assert_eq!(wf.1, gf.1, "{file} 0x{vma:x} frame {i}: place");
+                if i + 1 == w.len() {
+                    assert_eq!(wf.0, gf.0, "{file} 0x{vma:x}: outermost function");
+                } else if wf.0 != gf.0 {
+                    renamed += 1;
+                }
+            }
+        }
+    }
+    assert!(renamed > 0, "no inlined function was renamed");
+}
+
+fn lookup(file: &str, vma: u64) -> Vec<(String, String)> {
+    answers(false)
+        .remove(file)
+        .and_then(|rows| rows.into_iter().find(|(v, _)| *v == vma))
+        .map(|(_, frames)| frames)
+        .unwrap_or_else(|| panic!("{file} 0x{vma:x} is not a recorded address"))
+}
+
+/// Spot checks of the default answers, one per kind of binary.
+#[test]
+fn known_addresses() {
+    let dir = "/tmp/rpprof-corpus";
+    // A `static inline` C++ helper inlined into make_record: binutils calls it make_record;
+    // its DWARF has no linkage name, so it is named by its qualified DWARF name.
+    assert_eq!(
+        lookup("t-heap/theap", 0x283d),
+        vec![
+            frame(
+                "tdata::store::copy_bytes",
+                &format!("{dir}/t-heap/theap.cc:26")
+            ),
+            frame(
+                "tdata::store::make_record(long)",
+                &format!("{dir}/t-heap/theap.cc:44")
+            ),
+        ]
+    );
+    // A shared library built at -O2: twork_step inlined into twork_checksum.
+    assert_eq!(
+        lookup("t-cpu/libtwork.so", 0x1131),
+        vec![
+            frame(
+                "twork_step",
+                &format!("{dir}/t-cpu/twork.c:8 (discriminator 3)")
+            ),
+            frame(
+                "twork_checksum",
+                &format!("{dir}/t-cpu/twork.c:19 (discriminator 3)")
+            ),
+        ]
+    );
+    // A stripped program: names and lines from its .gnu_debuglink file.
+    assert_eq!(
+        lookup("t-stripped/tstrip", 0x11be),
+        vec![frame("vm_run", &format!("{dir}/t-stripped/tstrip.c:52"))]
+    );
+}

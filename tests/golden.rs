@@ -1,0 +1,210 @@
+//! Every `--text` command recorded in `testdata/*/refs/INDEX.tsv` — google-pprof 2.10 and
+//! jeprof 5.3.0 run on profiles of the project's own programs — gives byte-identical output
+//! when rpprof runs it: with `--pprof_quirks` in every case, and without it in the cases where
+//! google-pprof's answers involve none of its documented mistakes.
+//!
+//! The references name functions of the system libraries (libc, libstdc++, tcmalloc, ...) the
+//! programs ran with; on a machine whose libraries differ (`testdata/system-libs.sha256`) the
+//! test says so and is skipped.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Cases whose references contain no inlined function without a linkage name and no
+/// `--stacks` of a heap profile: rpprof's default output equals google-pprof's there.
+const DEFAULT_EQUAL: &[&str] = &["t-contention", "t-cpu", "t-jemalloc", "t-stripped"];
+
+struct Row {
+    case: String,
+    name: String,
+    args: Vec<String>,
+    reference: PathBuf,
+}
+
+fn text_rows() -> Vec<Row> {
+    let testdata = common::root().join("testdata");
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(&testdata)
+        .expect("testdata/")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("refs").join("INDEX.tsv").is_file())
+        .collect();
+    cases.sort();
+    let mut rows = Vec::new();
+    for dir in cases {
+        let case = dir.file_name().unwrap().to_string_lossy().into_owned();
+        for r in common::ref_index(&dir) {
+            let tool = r.command.first().map(String::as_str).unwrap_or("");
+            if r.exit != 0
+                || !(tool.ends_with("/google-pprof") || tool.ends_with("/jeprof"))
+                || !r.command.iter().any(|a| a == "--text")
+            {
+                continue;
+            }
+            let out = dir.join("refs").join(&r.profile).join(&r.output);
+            rows.push(Row {
+                case: case.clone(),
+                name: format!("{case}/{}/{}", r.profile, r.output),
+                args: r.command[1..].to_vec(),
+                reference: out,
+            });
+        }
+    }
+    rows
+}
+
+/// The reference's bytes (`.out`, or `.out.xz` through `xz -dc`), or `None` when there is no
+/// way to read it here.
+fn reference(base: &Path) -> Option<Vec<u8>> {
+    let plain = PathBuf::from(format!("{}.out", base.display()));
+    if let Ok(b) = std::fs::read(&plain) {
+        return Some(b);
+    }
+    let xz = PathBuf::from(format!("{}.xz", plain.display()));
+    if !xz.is_file() || !common::have("xz") {
+        return None;
+    }
+    let out = Command::new("xz").arg("-dc").arg(&xz).output().ok()?;
+    out.status.success().then_some(out.stdout)
+}
+
+/// Why the system libraries cannot reproduce the references, or `None` when they can.
+fn system_libraries_differ() -> Option<String> {
+    if !common::have("sha256sum") {
+        return Some("sha256sum is absent".into());
+    }
+    let list = common::root().join("testdata").join("system-libs.sha256");
+    let out = Command::new("sha256sum")
+        .arg("--check")
+        .arg("--quiet")
+        .arg(&list)
+        .current_dir("/")
+        .output()
+        .ok()?;
+    if out.status.success() {
+        return None;
+    }
+    let bad: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l.to_string())
+        .collect();
+    Some(format!(
+        "this machine's system libraries are not the ones the references were made with (testdata/SYSTEM-LIBS.md): {}",
+        bad.join("; ")
+    ))
+}
+
+/// `--stacks` listings are compared as sets of blocks: google-pprof prints them in Perl's
+/// hash order, rpprof in a fixed one.
+fn normalise(out: &[u8], stacks: bool) -> Vec<u8> {
+    if !stacks {
+        return out.to_vec();
+    }
+    let text = String::from_utf8_lossy(out);
+    let mut blocks: Vec<&str> = text.split("\n\n").collect();
+    if blocks.len() > 1 {
+        blocks[1..].sort_unstable();
+    }
+    blocks.join("\n\n").into_bytes()
+}
+
+/// Runs every row (in parallel) and returns the names of those that differ, with the first
+/// differing line.
+fn replay(rows: &[Row], extra: &[&str]) -> (usize, Vec<String>) {
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let chunk = rows.len().div_ceil(threads).max(1);
+    let results: Vec<(usize, Vec<String>)> = std::thread::scope(|s| {
+        let handles: Vec<_> = rows
+            .chunks(chunk)
+            .map(|part| {
+                s.spawn(move || {
+                    let mut compared = 0;
+                    let mut failures = Vec::new();
+                    for row in part {
+                        let Some(want) = reference(&row.reference) else {
+                            continue;
+                        };
+                        compared += 1;
+                        let dir = common::root().join("testdata").join(&row.case);
+                        let mut args: Vec<&str> = extra.to_vec();
+                        args.extend(row.args.iter().map(String::as_str));
+                        let out = common::rpprof(&dir, &args);
+                        let stacks = row.args.iter().any(|a| a == "--stacks");
+                        if !out.status.success()
+                            || normalise(&out.stdout, stacks) != normalise(&want, stacks)
+                        {
+                            failures.push(format!(
+                                "{} (exit {:?}): {}\n  stderr: {}",
+                                row.name,
+                                out.status.code(),
+                                common::first_difference(
+                                    &String::from_utf8_lossy(&want),
+                                    &String::from_utf8_lossy(&out.stdout)
+                                ),
+                                String::from_utf8_lossy(&out.stderr).trim()
+                            ));
+                        }
+                    }
+                    (compared, failures)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("replay thread"))
+            .collect()
+    });
+    let compared = results.iter().map(|r| r.0).sum();
+    let failures = results.into_iter().flat_map(|r| r.1).collect();
+    (compared, failures)
+}
+
+#[test]
+fn text_rows_equal_google_pprof_with_pprof_quirks() {
+    if let Some(why) = system_libraries_differ() {
+        return common::skip("text_rows_equal_google_pprof_with_pprof_quirks", &why);
+    }
+    let rows = text_rows();
+    let (compared, failures) = replay(&rows, &["--pprof_quirks"]);
+    eprintln!("{compared} of {} recorded --text rows compared", rows.len());
+    assert!(compared >= 250, "only {compared} rows compared");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn text_rows_equal_google_pprof_by_default() {
+    if let Some(why) = system_libraries_differ() {
+        return common::skip("text_rows_equal_google_pprof_by_default", &why);
+    }
+    let rows: Vec<Row> = text_rows()
+        .into_iter()
+        .filter(|r| DEFAULT_EQUAL.contains(&r.case.as_str()))
+        .collect();
+    let (compared, failures) = replay(&rows, &[]);
+    assert!(compared >= 100, "only {compared} rows compared");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The default answers differ from google-pprof's where google-pprof is wrong: t-heap's
+/// inlined `copy_bytes` is named after itself, not after `make_record`.
+#[test]
+fn inlined_helper_named_after_itself_by_default() {
+    let dir = common::root().join("testdata").join("t-heap");
+    let args = [
+        "--text",
+        "--lib_prefix=.",
+        "./theap",
+        "theap.hprof.0003.heap",
+    ];
+    let default = common::rpprof(&dir, &args);
+    assert!(default.status.success());
+    let text = String::from_utf8_lossy(&default.stdout);
+    assert!(text.contains("tdata::store::copy_bytes (inline)"), "{text}");
+    assert!(!text.contains("make_record@27f0 (inline)"), "{text}");
+    let mut quirk_args = vec!["--pprof_quirks"];
+    quirk_args.extend(args);
+    let quirks = common::rpprof(&dir, &quirk_args);
+    let text = String::from_utf8_lossy(&quirks.stdout);
+    assert!(!text.contains("copy_bytes"), "{text}");
+}
