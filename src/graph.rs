@@ -486,8 +486,11 @@ pub fn reduce(stacks: &Stacks, symbols: &SymbolTable, opts: &Options) -> Reduced
             }
         })
     };
-    // Node ids per address (innermost frame first).
-    let mut cache: FxHashMap<u64, Vec<Item>> = FxHashMap::default();
+    // Per address (innermost frame first): a range of `items`, filled on first sight.
+    let mut ranges: FxHashMap<u64, (u32, u32)> = FxHashMap::default();
+    ranges.reserve(symbols.len());
+    let mut items: Vec<Item> = Vec::new();
+    let mut runs: Vec<String> = Vec::new();
     let mut run_ids: FxHashMap<u64, usize> = FxHashMap::default();
     let mut sorted: Vec<(&Vec<u64>, &f64)> = stacks.map.iter().collect();
     // Callback::Run frames are numbered in the order they are met: meet them in a fixed
@@ -497,53 +500,61 @@ pub fn reduce(stacks: &Stacks, symbols: &SymbolTable, opts: &Options) -> Reduced
     }
     let mut path: Vec<u32> = Vec::new();
     // Node id → the last stack it was put on, to keep each node once per stack.
-    let mut on_stack: Vec<usize> = Vec::new();
+    let mut on_stack: Vec<u32> = Vec::new();
     for (n, (k, &v)) in sorted.into_iter().enumerate() {
+        let n = n as u32;
         path.clear();
         for (i, &a) in k.iter().enumerate() {
             if w > 8 && a > 0x7fff_ffff_ffff_ffff {
                 continue;
             }
-            let items = match cache.get(&a) {
-                Some(items) => items,
+            let (lo, hi) = match ranges.get(&a) {
+                Some(&r) => r,
                 None => {
-                    let items = translate(a, symbols, &map, opts)
-                        .into_iter()
-                        .map(|t| match t {
+                    let lo = items.len() as u32;
+                    for t in translate(a, symbols, &map, opts) {
+                        let item = match t {
                             Translated::Name(n) => match intern(n, &mut out) {
                                 Some(id) => Item::Node(id),
                                 None => Item::Skip,
                             },
-                            Translated::Run(fileline) => Item::Run(fileline),
-                        })
-                        .collect();
-                    cache.entry(a).or_insert(items)
+                            Translated::Run(fileline) => {
+                                runs.push(fileline);
+                                Item::Run(runs.len() as u32 - 1)
+                            }
+                        };
+                        items.push(item);
+                    }
+                    let r = (lo, items.len() as u32);
+                    ranges.insert(a, r);
+                    r
                 }
             };
-            for item in items {
-                let id = match item {
-                    Item::Node(id) => Some(*id),
-                    Item::Skip => None,
-                    Item::Run(fileline) => {
+            for j in lo..hi {
+                let id = match items[j as usize] {
+                    Item::Node(id) => id,
+                    Item::Skip => continue,
+                    Item::Run(r) => {
                         let caller = if i > 0 { k[i - 1] } else { 0 };
                         let next = run_ids.len() + 1;
-                        let n = *run_ids.entry(caller).or_insert(next);
+                        let num = *run_ids.entry(caller).or_insert(next);
                         let node = Node {
-                            key: granular(&format!("Run#{n}"), fileline, a, w, opts),
+                            key: granular(&format!("Run#{num}"), &runs[r as usize], a, w, opts),
                             addr: None,
                         };
-                        intern(node, &mut out)
+                        match intern(node, &mut out) {
+                            Some(id) => id,
+                            None => continue,
+                        }
                     }
                 };
-                if let Some(id) = id {
-                    let i = id as usize;
-                    if on_stack.len() <= i {
-                        on_stack.resize(i + 1, usize::MAX);
-                    }
-                    if on_stack[i] != n {
-                        on_stack[i] = n;
-                        path.push(id);
-                    }
+                let i = id as usize;
+                if on_stack.len() <= i {
+                    on_stack.resize(i + 1, u32::MAX);
+                }
+                if on_stack[i] != n {
+                    on_stack[i] = n;
+                    path.push(id);
                 }
             }
         }
@@ -557,13 +568,14 @@ pub fn reduce(stacks: &Stacks, symbols: &SymbolTable, opts: &Options) -> Reduced
 }
 
 /// A translated frame, cached per address.
+#[derive(Clone, Copy)]
 enum Item {
     /// A node.
     Node(u32),
     /// A frame with an empty name.
     Skip,
-    /// A `Callback::Run` frame (its `file:line`), named per caller.
-    Run(String),
+    /// A `Callback::Run` frame (the index of its `file:line`), named per caller.
+    Run(u32),
 }
 
 enum Translated {

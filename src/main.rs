@@ -4,6 +4,9 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
+
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use rpprof::cli::{self, Args};
 use rpprof::error::{Error, ErrorKind};
 

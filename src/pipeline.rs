@@ -109,11 +109,29 @@ impl Timer {
             let now = std::time::Instant::now();
             let _ = writeln!(
                 err,
-                "rpprof: {what}: {:.3} s",
-                (now - self.last).as_secs_f64()
+                "rpprof: {what}: {:.3} s{}",
+                (now - self.last).as_secs_f64(),
+                memory()
             );
             self.last = now;
         }
+    }
+}
+
+/// The process's resident and peak resident memory, where `/proc` tells them.
+fn memory() -> String {
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
+        return String::new();
+    };
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .map(|v| v.trim().to_string())
+    };
+    match (field("VmRSS:"), field("VmHWM:")) {
+        (Some(rss), Some(peak)) => format!(" (resident {rss}, peak {peak})"),
+        _ => String::new(),
     }
 }
 
@@ -283,17 +301,7 @@ pub fn run(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(
         }
     }
 
-    let mut merged = stacks_of(&main.samples, index);
-    for i in &inputs[1..] {
-        for s in &i.profile.samples {
-            merged.add_ref(&s.stack, s.values.get(index).copied().unwrap_or(0.0));
-        }
-    }
-    if let Some(b) = &base {
-        merged = merged.subtract(&stacks_of(&b.profile.samples, index), opts.drop_negative);
-    }
-
-    // Symbolize every address of every profile read.
+    // Every address of every profile read, to symbolize.
     let mut addrs: Vec<u64> = inputs
         .iter()
         .chain(base.iter())
@@ -301,6 +309,28 @@ pub fn run(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(
         .collect();
     addrs.sort_unstable();
     addrs.dedup();
+    addrs.shrink_to_fit();
+
+    // The samples become one stack → value map; they are kept only where a report lists
+    // them (--stacks) or reads them per thread (--thread).
+    let keep_samples = opts.stacks || opts.thread.is_some();
+    let mut merged = Stacks::default();
+    for i in inputs.iter_mut() {
+        if keep_samples {
+            for s in &i.profile.samples {
+                merged.add_ref(&s.stack, s.values.get(index).copied().unwrap_or(0.0));
+            }
+        } else {
+            for s in std::mem::take(&mut i.profile.samples) {
+                let v = s.values.get(index).copied().unwrap_or(0.0);
+                merged.add(s.stack, v);
+            }
+        }
+    }
+    if let Some(b) = &base {
+        merged = merged.subtract(&stacks_of(&b.profile.samples, index), opts.drop_negative);
+    }
+    let main = &inputs[0].profile;
     let mut warnings = Vec::new();
     let sym_opts = symbolize::Options {
         lib_prefix: opts.lib_prefix.clone(),

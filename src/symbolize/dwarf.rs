@@ -62,17 +62,51 @@ struct Func {
     inlined: bool,
     /// The nearest enclosing function DIE.
     caller: Option<u32>,
-    /// `DW_AT_call_file` of an inlined subroutine, as a file name.
-    call_file: Option<Arc<str>>,
+    /// `DW_AT_call_file` of an inlined subroutine: an index into the unit's file names
+    /// (`NO_FILE`: none).
+    call_file: u32,
     call_line: u32,
-    /// The name binutils reads (linkage name preferred), raw (mangled).
-    name: Option<String>,
+    /// The name binutils reads (linkage name preferred), raw (mangled); shared with the
+    /// abstract instance it came from.
+    name: Option<Arc<str>>,
     /// binutils' `is_linkage`.
     is_linkage: bool,
-    /// The namespace/class prefix of the DIE the name came from (`a::b`).
-    scope: Option<String>,
-    /// Address ranges; the first one is binutils' `function->arange`.
-    ranges: Vec<(u64, u64)>,
+    /// The namespace/class prefix of the DIE the name came from (`a::b`), shared.
+    scope: Option<Arc<str>>,
+    /// The first address range, binutils' `function->arange` (empty when `lo == hi`).
+    range: (u64, u64),
+    /// The other ranges: (start, count) in the unit's `more_ranges`.
+    more: (u32, u32),
+}
+
+/// `Func::call_file` when there is none.
+const NO_FILE: u32 = u32::MAX;
+
+impl Func {
+    /// The address ranges, the first one first.
+    fn ranges<'e>(&self, more_ranges: &'e [(u64, u64)]) -> impl Iterator<Item = (u64, u64)> + 'e {
+        let first = (self.range.0 != self.range.1).then_some(self.range);
+        let (start, n) = (self.more.0 as usize, self.more.1 as usize);
+        first.into_iter().chain(
+            more_ranges
+                .get(start..start + n)
+                .unwrap_or(&[])
+                .iter()
+                .copied(),
+        )
+    }
+
+    /// The call file's name (`<unknown>` for an index the unit does not have).
+    fn call_file_name(&self, files: &[Option<Arc<str>>]) -> Option<Arc<str>> {
+        if self.call_file == NO_FILE {
+            return None;
+        }
+        files
+            .get(self.call_file as usize)
+            .cloned()
+            .flatten()
+            .or_else(|| Some(Arc::from("<unknown>")))
+    }
 }
 
 /// One row of a line sequence.
@@ -86,14 +120,60 @@ struct Row {
     end: bool,
 }
 
+/// A row as kept after decoding (16 bytes: line tables are the biggest thing rpprof holds).
+/// The end-of-sequence row is always last; discriminators are kept apart, as few rows have
+/// one.
+#[derive(Clone, Copy)]
+struct LineRow {
+    addr: u64,
+    line: u32,
+    file: u32,
+}
+
 struct Sequence {
     low: u64,
-    rows: Vec<Row>,
+    rows: Box<[LineRow]>,
+    /// (row index, discriminator) for the rows with a discriminator, by index.
+    discriminators: Box<[(u32, u32)]>,
+}
+
+impl Sequence {
+    fn new(rows: Vec<Row>) -> Sequence {
+        Sequence {
+            low: rows.iter().map(|r| r.addr).min().unwrap_or(0),
+            rows: rows
+                .iter()
+                .map(|r| LineRow {
+                    addr: r.addr,
+                    line: r.line,
+                    file: r.file,
+                })
+                .collect(),
+            discriminators: rows
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.discriminator != 0)
+                .map(|(i, r)| (i as u32, r.discriminator))
+                .collect(),
+        }
+    }
+
+    fn discriminator(&self, row: usize) -> u32 {
+        match self
+            .discriminators
+            .binary_search_by_key(&(row as u32), |d| d.0)
+        {
+            Ok(i) => self.discriminators[i].1,
+            Err(_) => 0,
+        }
+    }
 }
 
 /// A compilation unit's tables, parsed on first use.
 struct Parsed {
-    funcs: Vec<Func>,
+    funcs: Box<[Func]>,
+    /// Function ranges after the first (see `Func::more`).
+    more_ranges: Box<[(u64, u64)]>,
     /// (lowest address, high-water mark, function index), sorted as binutils sorts.
     lookup: Vec<(u64, u64, u32)>,
     sequences: Vec<Sequence>,
@@ -110,12 +190,15 @@ struct UnitSlot<'a> {
     unit: gimli::Unit<R<'a>>,
     lang: Option<DwLang>,
     comp_dir: Option<String>,
-    parsed: OnceCell<Option<Parsed>>,
 }
 
 struct Tables<'a> {
     dwarf: gimli::Dwarf<R<'a>>,
     units: Vec<UnitSlot<'a>>,
+    /// Unit index → its tables, once parsed.
+    parsed: Vec<OnceCell<Option<Parsed>>>,
+    /// Unit index → binutils has read it (it is in `read`).
+    is_read: RefCell<Vec<bool>>,
     /// Unit address ranges: (low, high, unit index), sorted.
     index: Vec<(u64, u64, usize)>,
     /// Running maximum of `index` highs, to stop scanning back early.
@@ -363,7 +446,6 @@ impl<'a> Tables<'a> {
                 unit,
                 lang,
                 comp_dir,
-                parsed: OnceCell::new(),
             });
         }
         index.sort_by_key(|e| (e.0, e.2));
@@ -373,9 +455,12 @@ impl<'a> Tables<'a> {
             m = m.max(e.1);
             index_high.push(m);
         }
+        let n = units.len();
         Ok(Tables {
             dwarf,
             units,
+            parsed: (0..n).map(|_| OnceCell::new()).collect(),
+            is_read: RefCell::new(vec![false; n]),
             index,
             index_high,
             read: RefCell::new(Vec::new()),
@@ -383,14 +468,68 @@ impl<'a> Tables<'a> {
         })
     }
 
+    /// Unit `u`'s tables, parsed now if no one has; binutils reads the unit now.
     fn parsed(&self, u: usize) -> Option<&Parsed> {
-        let slot = self.units.get(u)?;
-        slot.parsed
-            .get_or_init(|| {
+        let cell = self.parsed.get(u)?;
+        {
+            let mut is_read = self.is_read.borrow_mut();
+            if !is_read[u] {
+                is_read[u] = true;
                 self.read.borrow_mut().push(u);
-                parse_unit(&self.dwarf, &self.units, u)
-            })
+            }
+        }
+        cell.get_or_init(|| parse_unit(&self.dwarf, &self.units, u))
             .as_ref()
+    }
+
+    /// Parses, on all cores, the units that lookups of `addrs` will read first. Parsing does
+    /// not change what a lookup answers: binutils' reading order is kept by [`parsed`].
+    fn prefetch(&self, addrs: &[u64]) {
+        let mut want = vec![false; self.units.len()];
+        for &a in addrs {
+            let end = self.index.partition_point(|e| e.0 <= a);
+            for i in (0..end).rev() {
+                if self.index_high[i] <= a {
+                    break;
+                }
+                if a < self.index[i].1 {
+                    want[self.index[i].2] = true;
+                }
+            }
+        }
+        let mut todo: Vec<usize> = (0..self.units.len())
+            .filter(|&u| want[u] && self.parsed[u].get().is_none())
+            .collect();
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        if todo.len() < 2 || threads < 2 {
+            return;
+        }
+        // Biggest first, so that the threads finish together.
+        todo.sort_by_key(|&u| std::cmp::Reverse(self.units[u].unit.header.length_including_self()));
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let (dwarf, units, todo) = (&self.dwarf, &self.units, &todo);
+        let done: Vec<(usize, Option<Parsed>)> = std::thread::scope(|s| {
+            let workers: Vec<_> = (0..threads.min(todo.len()))
+                .map(|_| {
+                    s.spawn(|| {
+                        let mut out = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some(&u) = todo.get(i) else { break };
+                            out.push((u, parse_unit(dwarf, units, u)));
+                        }
+                        out
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .flat_map(|w| w.join().unwrap_or_default())
+                .collect()
+        });
+        for (u, p) in done {
+            let _ = self.parsed[u].set(p);
+        }
     }
 
     /// Units whose ranges hold `addr`, in unit order, then the units without ranges.
@@ -406,7 +545,7 @@ impl<'a> Tables<'a> {
             }
         }
         for &u in self.read.borrow().iter() {
-            if let Some(Some(p)) = self.units[u].parsed.get() {
+            if let Some(Some(p)) = self.parsed[u].get() {
                 let i = p.covered.partition_point(|r| r.0 <= addr);
                 if i > 0 && addr < p.covered[i - 1].1 {
                     v.push(u);
@@ -428,15 +567,18 @@ fn parse_unit<'a>(dwarf: &gimli::Dwarf<R<'a>>, units: &[UnitSlot<'a>], u: usize)
         Some(lp) => decode_lines(dwarf, unit, lp.clone(), slot.comp_dir.as_deref()),
         None => (Vec::new(), Vec::new()),
     };
-    let funcs = scan_functions(dwarf, units, u, &file_names).unwrap_or_default();
+    let mut more_ranges = Vec::new();
+    let funcs: Box<[Func]> = scan_functions(dwarf, units, u, &mut more_ranges)
+        .unwrap_or_default()
+        .into_boxed_slice();
+    let more_ranges = more_ranges.into_boxed_slice();
     let mut lookup: Vec<(u64, u64, u32)> = funcs
         .iter()
         .enumerate()
-        .filter(|(_, f)| !f.ranges.is_empty())
-        .map(|(i, f)| {
-            let lo = f.ranges.iter().map(|r| r.0).min().unwrap_or(0);
-            let hi = f.ranges.iter().map(|r| r.1).max().unwrap_or(0);
-            (lo, hi, i as u32)
+        .filter_map(|(i, f)| {
+            let lo = f.ranges(&more_ranges).map(|r| r.0).min()?;
+            let hi = f.ranges(&more_ranges).map(|r| r.1).max()?;
+            Some((lo, hi, i as u32))
         })
         .collect();
     lookup.sort_by_key(|e| (e.0, e.1, e.2));
@@ -451,7 +593,7 @@ fn parse_unit<'a>(dwarf: &gimli::Dwarf<R<'a>>, units: &[UnitSlot<'a>], u: usize)
     let mut covered: Vec<(u64, u64)> = sequences
         .iter()
         .filter_map(|s| s.rows.last().map(|l| (s.low, l.addr)))
-        .chain(funcs.iter().flat_map(|f| f.ranges.iter().copied()))
+        .chain(funcs.iter().flat_map(|f| f.ranges(&more_ranges)))
         .filter(|r| r.0 < r.1)
         .collect();
     covered.sort_unstable();
@@ -464,12 +606,25 @@ fn parse_unit<'a>(dwarf: &gimli::Dwarf<R<'a>>, units: &[UnitSlot<'a>], u: usize)
     }
     Some(Parsed {
         funcs,
+        more_ranges,
         lookup,
         sequences,
         file_names,
         renamed: RefCell::new(HashMap::new()),
         covered: merged,
     })
+}
+
+/// A string attribute as a shared string (one allocation).
+fn attr_arc<'a>(
+    dwarf: &gimli::Dwarf<R<'a>>,
+    unit: &gimli::Unit<R<'a>>,
+    v: AttributeValue<R<'a>>,
+) -> Option<Arc<str>> {
+    dwarf
+        .attr_string(unit, v)
+        .ok()
+        .map(|s| Arc::from(String::from_utf8_lossy(s.slice()).as_ref()))
 }
 
 fn attr_str<'a>(
@@ -555,7 +710,7 @@ fn decode_lines<'a>(
     let opcode_base = u64::from(header.opcode_base());
     let mut extra: Vec<(Option<String>, u64)> = Vec::new();
     let mut names = file_names(dwarf, unit, &header, &extra, comp_dir);
-    let mut seqs: Vec<(Vec<Row>, usize)> = Vec::new();
+    let mut seqs: Vec<(Sequence, usize)> = Vec::new();
     let mut instrs = header.instructions();
     let first_file: u32 = if v5 { 0 } else { 1 };
     'outer: loop {
@@ -697,13 +852,7 @@ fn decode_lines<'a>(
     }
     // Sort sequences by low address, larger ones first among equals, then drop nested
     // sequences and trim overlapping ones, as binutils does.
-    let mut list: Vec<Sequence> = seqs
-        .into_iter()
-        .map(|(rows, _)| Sequence {
-            low: rows.iter().map(|r| r.addr).min().unwrap_or(0),
-            rows,
-        })
-        .collect();
+    let mut list: Vec<Sequence> = seqs.into_iter().map(|(s, _)| s).collect();
     let high = |s: &Sequence| s.rows.last().map_or(0, |r| r.addr);
     let mut order: Vec<usize> = (0..list.len()).collect();
     order.sort_by(|&a, &b| {
@@ -735,7 +884,7 @@ fn decode_lines<'a>(
     (sorted, names)
 }
 
-fn push_seq(seqs: &mut Vec<(Vec<Row>, usize)>, mut rows: Vec<Row>) {
+fn push_seq(seqs: &mut Vec<(Sequence, usize)>, mut rows: Vec<Row>) {
     if rows.is_empty() {
         return;
     }
@@ -752,7 +901,7 @@ fn push_seq(seqs: &mut Vec<(Vec<Row>, usize)>, mut rows: Vec<Row>) {
         }
     }
     let n = seqs.len();
-    seqs.push((rows, n));
+    seqs.push((Sequence::new(rows), n));
 }
 
 impl Parsed {
@@ -769,12 +918,10 @@ impl Parsed {
         if k + 1 >= seq.rows.len() {
             return None;
         }
+        // (The end-of-sequence row is the last one, never answered.)
         let row = seq.rows[k];
-        if row.end {
-            return None;
-        }
         let name = self.file_names.get(row.file as usize).cloned().flatten();
-        Some((name, row.line, row.discriminator))
+        Some((name, row.line, seq.discriminator(k)))
     }
 
     /// binutils' `lookup_address_in_function_table`: the smallest range holding `addr`.
@@ -790,7 +937,7 @@ impl Parsed {
                 break;
             }
             let f = &self.funcs[e.2 as usize];
-            for &(lo, hi) in &f.ranges {
+            for (lo, hi) in f.ranges(&self.more_ranges) {
                 if addr < lo || addr >= hi {
                     continue;
                 }
@@ -832,9 +979,9 @@ fn arange_add(ranges: &mut Vec<(u64, u64)>, lo: u64, hi: u64) {
 
 /// What binutils' `find_abstract_instance` reads from the DIE a reference points to.
 struct Origin {
-    name: Option<String>,
+    name: Option<Arc<str>>,
     is_linkage: bool,
-    scope: Option<String>,
+    scope: Option<Arc<str>>,
 }
 
 /// Follows `DW_AT_abstract_origin`/`DW_AT_specification` `r` from unit `u`.
@@ -845,7 +992,7 @@ fn find_abstract_instance<'a>(
     r: AttributeValue<R<'a>>,
     out: &mut Origin,
     depth: u32,
-    scopes: &HashMap<(usize, usize), String>,
+    scopes: &HashMap<(usize, usize), Arc<str>>,
 ) {
     if depth >= 100 {
         return;
@@ -877,7 +1024,7 @@ fn find_abstract_instance<'a>(
         match a.name() {
             constants::DW_AT_name => {
                 if out.name.is_none()
-                    && let Some(s) = attr_str(dwarf, unit, a.value())
+                    && let Some(s) = attr_arc(dwarf, unit, a.value())
                 {
                     out.name = Some(s);
                     out.scope = scopes.get(&(tu, off.0)).cloned();
@@ -890,7 +1037,7 @@ fn find_abstract_instance<'a>(
                 find_abstract_instance(dwarf, units, tu, a.value(), out, depth + 1, scopes);
             }
             constants::DW_AT_linkage_name | constants::DW_AT_MIPS_linkage_name => {
-                if let Some(s) = attr_str(dwarf, unit, a.value()) {
+                if let Some(s) = attr_arc(dwarf, unit, a.value()) {
                     out.name = Some(s);
                     out.is_linkage = true;
                 }
@@ -902,8 +1049,8 @@ fn find_abstract_instance<'a>(
 
 /// One name-bearing attribute of a function DIE, replayed in order once every scope is known.
 enum NameEvent<'a> {
-    Name(String),
-    Linkage(String),
+    Name(Arc<str>),
+    Linkage(Arc<str>),
     Origin(AttributeValue<R<'a>>),
 }
 
@@ -916,13 +1063,14 @@ fn scan_functions<'a>(
     dwarf: &gimli::Dwarf<R<'a>>,
     units: &[UnitSlot<'a>],
     u: usize,
-    files: &[Option<Arc<str>>],
+    more_ranges: &mut Vec<(u64, u64)>,
 ) -> Option<Vec<Func>> {
     let slot = &units[u];
+    let mut ranges: Vec<(u64, u64)> = Vec::new();
     let unit = &slot.unit;
-    let mut scopes: HashMap<(usize, usize), String> = HashMap::new();
-    // Scope name at each nesting level (namespaces, classes; None for other DIEs).
-    let mut scope_stack: Vec<Option<String>> = Vec::new();
+    let mut scopes: HashMap<(usize, usize), Arc<str>> = HashMap::new();
+    // The scope (`a::b`) at each nesting level: that of the enclosing namespaces and classes.
+    let mut scope_stack: Vec<Option<Arc<str>>> = Vec::new();
     let mut funcs: Vec<Func> = Vec::new();
     let mut events: Vec<Vec<NameEvent<'a>>> = Vec::new();
     // Function DIE index at each nesting level (None: not a function).
@@ -967,13 +1115,20 @@ fn scan_functions<'a>(
             } else if raw.skip_attributes(abbrev.attributes()).is_err() {
                 break;
             }
+            let outer = scope_stack.last().cloned().flatten();
+            let joined = match (outer, name) {
+                (Some(o), Some(n)) => Some(Arc::from(format!("{o}::{n}"))),
+                (None, Some(n)) => Some(Arc::from(n)),
+                (o, None) => o,
+            };
             nested.push(None);
-            scope_stack.push(name);
+            scope_stack.push(joined);
             continue;
         }
-        if tag == constants::DW_TAG_subprogram && scope_stack.iter().any(Option::is_some) {
-            let path: Vec<&str> = scope_stack.iter().flatten().map(String::as_str).collect();
-            scopes.insert((u, offset.0), path.join("::"));
+        if tag == constants::DW_TAG_subprogram
+            && let Some(Some(scope)) = scope_stack.last()
+        {
+            scopes.insert((u, offset.0), scope.clone());
         }
         let inlined = tag == constants::DW_TAG_inlined_subroutine;
         let caller = if inlined {
@@ -984,14 +1139,16 @@ fn scan_functions<'a>(
         let mut f = Func {
             inlined,
             caller,
-            call_file: None,
+            call_file: NO_FILE,
             call_line: 0,
             name: None,
             is_linkage: false,
             scope: None,
-            ranges: Vec::new(),
+            range: (0, 0),
+            more: (0, 0),
         };
         let mut ev: Vec<NameEvent<'a>> = Vec::new();
+        ranges.clear();
         let mut low: u64 = 0;
         let mut high: u64 = 0;
         let mut high_rel = false;
@@ -1007,11 +1164,7 @@ fn scan_functions<'a>(
             match a.name() {
                 constants::DW_AT_call_file => {
                     if let Some(i) = a.udata_value() {
-                        f.call_file = files
-                            .get(i as usize)
-                            .cloned()
-                            .flatten()
-                            .or_else(|| Some(Arc::from("<unknown>")));
+                        f.call_file = u32::try_from(i).unwrap_or(NO_FILE - 1);
                     }
                 }
                 constants::DW_AT_call_line => {
@@ -1023,12 +1176,12 @@ fn scan_functions<'a>(
                     ev.push(NameEvent::Origin(a.value()));
                 }
                 constants::DW_AT_name => {
-                    if let Some(s) = attr_str(dwarf, unit, a.value()) {
+                    if let Some(s) = attr_arc(dwarf, unit, a.value()) {
                         ev.push(NameEvent::Name(s));
                     }
                 }
                 constants::DW_AT_linkage_name | constants::DW_AT_MIPS_linkage_name => {
-                    if let Some(s) = attr_str(dwarf, unit, a.value()) {
+                    if let Some(s) = attr_arc(dwarf, unit, a.value()) {
                         ev.push(NameEvent::Linkage(s));
                     }
                 }
@@ -1060,7 +1213,7 @@ fn scan_functions<'a>(
                         && let Ok(mut it) = dwarf.ranges(unit, off)
                     {
                         while let Ok(Some(r)) = it.next() {
-                            arange_add(&mut f.ranges, r.begin, r.end);
+                            arange_add(&mut ranges, r.begin, r.end);
                         }
                     }
                 }
@@ -1074,7 +1227,14 @@ fn scan_functions<'a>(
             high = high.wrapping_add(low);
         }
         if high != 0 {
-            arange_add(&mut f.ranges, low, high);
+            arange_add(&mut ranges, low, high);
+        }
+        if let Some(&first) = ranges.first() {
+            f.range = first;
+        }
+        if ranges.len() > 1 {
+            f.more = (more_ranges.len() as u32, (ranges.len() - 1) as u32);
+            more_ranges.extend_from_slice(&ranges[1..]);
         }
         // The DIE's own DW_AT_name is in its own scope.
         if ev.iter().any(|e| matches!(e, NameEvent::Name(_))) {
@@ -1095,7 +1255,7 @@ fn finish_functions<'a>(
     u: usize,
     mut funcs: Vec<Func>,
     events: Vec<Vec<NameEvent<'a>>>,
-    scopes: &HashMap<(usize, usize), String>,
+    scopes: &HashMap<(usize, usize), Arc<str>>,
 ) -> Vec<Func> {
     let lang = units[u].lang;
     // Abstract instances are shared by many inlined copies: read each once.
@@ -1169,7 +1329,7 @@ impl Tables<'_> {
         if f.inlined && !f.is_linkage && !name_is_linkage(lang) && !binutils_names {
             return qualified(f);
         }
-        f.name.clone()
+        f.name.as_deref().map(str::to_string)
     }
 }
 
@@ -1177,13 +1337,17 @@ fn qualified(f: &Func) -> Option<String> {
     let name = f.name.as_ref()?;
     Some(match &f.scope {
         Some(s) => format!("{s}::{name}"),
-        None => name.clone(),
+        None => name.to_string(),
     })
 }
 
 impl DwarfSource for Dwarf {
     fn symbol_file(&self) -> Option<&Elf> {
         self.debug.as_ref()
+    }
+
+    fn prefetch(&self, vmas: &[u64]) {
+        self.cell.with_dependent(|_, t| t.prefetch(vmas));
     }
 
     fn frames(
@@ -1213,7 +1377,7 @@ impl DwarfSource for Dwarf {
                         if let Some(r) = renamed {
                             r
                         } else if f.is_linkage {
-                            f.name.clone()
+                            f.name.as_deref().map(str::to_string)
                         } else if f.inlined && !self.binutils_inline_names {
                             qualified(f)
                         } else {
@@ -1221,17 +1385,20 @@ impl DwarfSource for Dwarf {
                             if file.is_none() {
                                 file = sym.as_ref().and_then(|s| s.2.clone());
                             }
-                            let low = f.ranges.first().map(|r| r.0);
+                            let low = f.ranges(&p.more_ranges).next().map(|r| r.0);
                             let (shown, keep) = match sym {
                                 Some((start, sname, _)) => {
                                     let keep = if Some(start) == low {
                                         Some(sname.clone())
                                     } else {
-                                        f.name.clone()
+                                        f.name.as_deref().map(str::to_string)
                                     };
                                     (Some(sname), keep)
                                 }
-                                None => (f.name.clone(), f.name.clone()),
+                                None => {
+                                    let n = f.name.as_deref().map(str::to_string);
+                                    (n.clone(), n)
+                                }
                             };
                             p.renamed.borrow_mut().insert(id, keep);
                             shown
@@ -1261,7 +1428,7 @@ impl DwarfSource for Dwarf {
                         let Some(caller) = f.caller else { break };
                         out.push(DwarfFrame {
                             function: t.display_name(p, lang, caller, self.binutils_inline_names),
-                            file: f.call_file.as_ref().map(|s| s.to_string()),
+                            file: f.call_file_name(&p.file_names).map(|s| s.to_string()),
                             line: f.call_line,
                             discriminator: disc,
                         });

@@ -329,19 +329,22 @@ impl Local {
         let nm = img.nm.get_or_init(|| NmTable::new(&img.elf));
         let a2l = Addr2Line::new(&img.elf, img.dwarf.as_deref());
         let inlines = nm.fini.is_some();
+        let vma_of = |pc: u64| match lib.translate {
+            Translate::Identity => pc,
+            Translate::Mapped { start, offset } => to_vma(pc, start, offset, segs, text),
+        };
+        a2l.prefetch(&pcs.iter().map(|&pc| vma_of(pc)).collect::<Vec<u64>>());
         for &pc in pcs {
-            let vma = match lib.translate {
-                Translate::Identity => pc,
-                Translate::Mapped { start, offset } => to_vma(pc, start, offset, segs, text),
-            };
-            let nms: Option<(String, String)> = if nm.is_empty() {
+            let vma = vma_of(pc);
+            let hex;
+            let nms: Option<(&str, &str)> = if nm.is_empty() {
                 None
             } else {
                 Some(match nm.lookup(vma) {
-                    Some(r) => (r.short(keep).to_string(), r.full().to_string()),
+                    Some(r) => (r.short(keep), r.full()),
                     None => {
-                        let n = format!("0x{pc:0w$x}");
-                        (n.clone(), n)
+                        hex = format!("0x{pc:0w$x}");
+                        (hex.as_str(), hex.as_str())
                     }
                 })
             };
@@ -349,13 +352,23 @@ impl Local {
             let mut out: Vec<Frame> = Vec::with_capacity(frames.len());
             for A2lFrame { function, place } in frames {
                 let fileline = if jeprof { place } else { pprof_place(place) };
-                let mut full = function;
-                if let Some((_, nfull)) = &nms
-                    && (full == "??" || nfull.starts_with(&short_name(&full, keep)))
-                {
-                    full = nfull.clone();
-                }
-                out.push(Frame::new(full, fileline, keep));
+                let short = short_name(&function, keep);
+                // pprof prefers nm's name when addr2line's is its prefix (nm's has the
+                // argument list and the address tag).
+                out.push(match nms {
+                    Some((nshort, nfull)) if function == "??" || nfull.starts_with(&short) => {
+                        Frame {
+                            function: nfull.to_string(),
+                            fileline,
+                            short: nshort.to_string(),
+                        }
+                    }
+                    _ => Frame {
+                        function,
+                        fileline,
+                        short,
+                    },
+                });
             }
             out.reverse();
             table.insert(pc, out);
@@ -461,7 +474,7 @@ impl Symbolize for Local {
         let mut remaining: Vec<u64> = addrs.to_vec();
         remaining.sort_unstable();
         remaining.dedup();
-        for lib in &libs {
+        for (i, lib) in libs.iter().enumerate() {
             let lo = remaining.partition_point(|&a| a < lib.start);
             let hi = remaining.partition_point(|&a| a <= lib.finish);
             if lo >= hi {
@@ -469,6 +482,11 @@ impl Symbolize for Local {
             }
             let pcs: Vec<u64> = remaining.drain(lo..hi).collect();
             self.map_to_symbols(lib, &pcs, &mut table, warnings);
+            // A file's tables are big: let them go once no later mapping needs them.
+            if !libs[i + 1..].iter().any(|l| l.path == lib.path) {
+                let image = Self::debugging_library(&lib.path).unwrap_or_else(|| lib.path.clone());
+                self.images.remove(&image);
+            }
         }
         table
     }

@@ -62,6 +62,10 @@ pub trait DwarfSource {
     fn symbol_file(&self) -> Option<&Elf> {
         None
     }
+
+    /// Prepares the lookups of `vmas` (e.g. reads their tables in parallel); answers do not
+    /// depend on it.
+    fn prefetch(&self, _vmas: &[u64]) {}
 }
 
 /// binutils' `_bfd_elf_find_function` over one symbol table, indexed for speed, with the
@@ -198,6 +202,13 @@ impl<'a> Addr2Line<'a> {
     pub fn without_demangling(mut self) -> Self {
         self.demangle = false;
         self
+    }
+
+    /// Prepares lookups of `vmas`: reads the DWARF tables they need, in parallel.
+    pub fn prefetch(&self, vmas: &[u64]) {
+        if let Some(d) = self.dwarf {
+            d.prefetch(vmas);
+        }
     }
 
     /// The frames addr2line prints for `vma`, innermost first; with `inlines` (`-i`) the

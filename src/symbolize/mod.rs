@@ -22,6 +22,8 @@ pub mod nm;
 
 use std::collections::HashMap;
 
+use rustc_hash::FxHashMap;
+
 /// One function at an address: its full (demangled) name and its `file:line`.
 ///
 /// The forms follow pprof: names pprof took from `nm` carry their start address
@@ -53,7 +55,7 @@ impl Frame {
 /// Address → frames, the real function first and inlined functions after it.
 #[derive(Debug, Default, Clone)]
 pub struct SymbolTable {
-    map: HashMap<u64, Vec<Frame>>,
+    map: FxHashMap<u64, Vec<Frame>>,
 }
 
 impl SymbolTable {
