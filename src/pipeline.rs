@@ -771,13 +771,21 @@ fn write_raw(out: &mut Vec<u8>, job: &RawJob<'_>, notes: &mut Vec<String>) -> Re
         records.retain(|(s, _)| all.map.contains_key(&s.stack));
         threads.retain(|(_, (s, _))| all.map.contains_key(&s.stack));
     }
+    // Values un-scaled back to the header's sampling, unless some profile was sampled
+    // otherwise.
+    let same_sampling = job
+        .inputs
+        .iter()
+        .chain(job.base)
+        .all(|i| i.profile.sampling == main.sampling);
+    let how = if same_sampling {
+        raw::HeapValues::Unscaled(main.sampling)
+    } else {
+        raw::HeapValues::Scaled
+    };
     let r = match (main.kind, main.is_jemalloc()) {
-        (Kind::Heap, true) => {
-            raw::write_jemalloc(out, &main.header, main.sampling, &records, &threads, w)
-        }
-        (Kind::Heap | Kind::Growth, _) => {
-            raw::write_heap(out, &main.header, main.sampling, &records, w)
-        }
+        (Kind::Heap, true) => raw::write_jemalloc(out, &main.header, how, &records, &threads, w),
+        (Kind::Heap | Kind::Growth, _) => raw::write_heap(out, &main.header, how, &records, w),
         (Kind::Contention, _) => raw::write_contention(out, &records, w),
         _ => raw::write_threads(out, &records, w),
     };

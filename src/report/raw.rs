@@ -24,7 +24,9 @@
 //! * heap and growth: the profile's own text format, with the first profile's header, one
 //!   record per record read (base records negated), values un-scaled back to what the header's
 //!   sampling scales — so every value column survives (pprof writes the selected column as a
-//!   CPU sample count, changing units);
+//!   CPU sample count, changing units). When the profiles added or subtracted were sampled
+//!   differently, the values are written as they are, under a header without sampling, with
+//!   decimals where they have them;
 //! * jemalloc: jeprof's `--- heap` marker, the `heap_v2/N` header and `@` stack blocks with
 //!   their `t*:` and per-thread lines (jeprof itself refuses local `--raw`);
 //! * contention: `--- contention` at one cycle per nanosecond, one record per record read;
@@ -123,18 +125,70 @@ fn scale_factor(sampling: HeapSampling, n: f64, s: f64) -> f64 {
     }
 }
 
-/// The integer values that read back under `sampling` as `values` (in-use and allocated
-/// pairs), times `sign`.
-fn unscaled(sampling: HeapSampling, values: &[f64], sign: f64) -> [i64; 4] {
-    let mut r = [0i64; 4];
+/// How heap values are written.
+#[derive(Debug, Clone, Copy)]
+pub enum HeapValues {
+    /// As the profiler wrote them: integers that read back as the values under the
+    /// header's sampling (every record comes from a profile sampled that way).
+    Unscaled(HeapSampling),
+    /// As they are, under a header without sampling; values that are not integers are
+    /// written with decimals, which rpprof reads and pprof skips (records of profiles
+    /// sampled differently, added or subtracted).
+    Scaled,
+}
+
+/// A value as written in a record: an integer, or the shortest decimal that reads back
+/// exactly.
+fn number(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 9.0e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+/// The four values of a record (in-use and allocated pairs), times `sign`, as written.
+fn heap_values(how: HeapValues, values: &[f64], sign: f64) -> [String; 4] {
+    let mut r: [String; 4] = Default::default();
     for pair in 0..2 {
-        let n = values.get(2 * pair).copied().unwrap_or(0.0);
-        let s = values.get(2 * pair + 1).copied().unwrap_or(0.0);
-        let f = scale_factor(sampling, n, s);
-        r[2 * pair] = (sign * n / f).round() as i64;
-        r[2 * pair + 1] = (sign * s / f).round() as i64;
+        let n = sign * values.get(2 * pair).copied().unwrap_or(0.0);
+        let s = sign * values.get(2 * pair + 1).copied().unwrap_or(0.0);
+        let (n, s) = match how {
+            HeapValues::Unscaled(sampling) => {
+                let f = scale_factor(sampling, n, s);
+                ((n / f).round(), (s / f).round())
+            }
+            HeapValues::Scaled => (n, s),
+        };
+        r[2 * pair] = number(n);
+        r[2 * pair + 1] = number(s);
     }
     r
+}
+
+/// The header for `how`: the profile's own, or one without sampling.
+fn heap_header(how: HeapValues, header: &str, records: &[Record<'_>]) -> String {
+    match how {
+        HeapValues::Unscaled(_) => header.to_string(),
+        HeapValues::Scaled => {
+            let mut t = [0.0f64; 4];
+            for (s, sign) in records {
+                for (i, v) in s.values.iter().take(4).enumerate() {
+                    t[i] += sign * v;
+                }
+            }
+            let t: Vec<String> = t.iter().map(|v| number(v.trunc())).collect();
+            let kind = if header.contains("growth") {
+                "growth"
+            } else {
+                "heapprofile"
+            };
+            format!(
+                "heap profile: {}: {} [{}: {}] @ {kind}",
+                t[0], t[1], t[2], t[3]
+            )
+        }
+    }
 }
 
 fn write_addrs(
@@ -157,17 +211,17 @@ fn write_addrs(
 /// A record to write: the sample and +1 (profile) or -1 (base).
 pub type Record<'a> = (&'a Sample, f64);
 
-/// Writes a `heap profile:` section: `header`, then `records` un-scaled for `sampling`.
+/// Writes a `heap profile:` section: the header (see [`HeapValues`]), then `records`.
 pub fn write_heap(
     out: &mut dyn Write,
     header: &str,
-    sampling: HeapSampling,
+    how: HeapValues,
     records: &[Record<'_>],
     width: usize,
 ) -> io::Result<()> {
-    writeln!(out, "{header}")?;
+    writeln!(out, "{}", heap_header(how, header, records))?;
     for (s, sign) in records {
-        let v = unscaled(sampling, &s.values, *sign);
+        let v = heap_values(how, &s.values, *sign);
         write!(out, "{:>6}: {:>8} [{:>6}: {:>8}] @", v[0], v[1], v[2], v[3])?;
         write_addrs(out, &s.stack, width, false)?;
         writeln!(out)?;
@@ -181,15 +235,19 @@ pub fn write_heap(
 pub fn write_jemalloc(
     out: &mut dyn Write,
     header: &str,
-    sampling: HeapSampling,
+    how: HeapValues,
     records: &[Record<'_>],
     threads: &[(u64, Record<'_>)],
     width: usize,
 ) -> io::Result<()> {
     writeln!(out, "--- heap")?;
-    writeln!(out, "{header}")?;
+    match how {
+        HeapValues::Unscaled(_) => writeln!(out, "{header}")?,
+        // A rate of 0: jeprof and rpprof scale nothing.
+        HeapValues::Scaled => writeln!(out, "heap_v2/0")?,
+    }
     let block = |out: &mut dyn Write, thread: &str, (s, sign): &Record<'_>| -> io::Result<()> {
-        let v = unscaled(sampling, &s.values, *sign);
+        let v = heap_values(how, &s.values, *sign);
         write!(out, "@")?;
         write_addrs(out, &s.stack, width, true)?;
         writeln!(out)?;
