@@ -87,11 +87,13 @@ pub fn extract_calls(stacks: &Stacks, symbols: &SymbolTable, jeprof: bool) -> Ha
         for &a in stack.iter().skip(1) {
             inline_locations(symbols, a, &mut frames);
         }
-        add(frames[0].clone(), v);
+        // Perl reads past the end of a short list as undefined: "".
+        let at = |i: usize| frames.get(i).map_or("", String::as_str);
+        add(at(0).to_string(), v);
         // pprof's loop runs while i < $#address: up to the number of addresses less one.
         let last = stack.len().saturating_sub(1);
         for i in 1..last {
-            add(format!("{} -> {}", frames[i], frames[i - 1]), v);
+            add(format!("{} -> {}", at(i), at(i - 1)), v);
         }
     }
     calls
