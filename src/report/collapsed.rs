@@ -14,13 +14,18 @@ use crate::graph::{Stacks, addr_key};
 use crate::symbolize::SymbolTable;
 use crate::units::perl_int;
 
-/// A full name without pprof's trailing `<hex>` symbol-address tag.
+/// A full name without pprof's trailing symbol-address tag: `<` and the address in 16 hex
+/// digits (8 in 32-bit programs) `>`. Template arguments (`_M_invoke<0>`) stay.
 pub fn untagged(full: &str) -> &str {
     if let Some(body) = full.strip_suffix('>')
         && let Some(open) = body.rfind('<')
     {
         let hex = &body[open + 1..];
-        if !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        if (hex.len() == 16 || hex.len() == 8)
+            && hex
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        {
             return &full[..open];
         }
     }
@@ -75,4 +80,17 @@ pub fn write(
         writeln!(out, "{text} {}", perl_int(v))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_address_tags_are_removed() {
+        assert_eq!(untagged("main<0000000000001170>"), "main");
+        assert_eq!(untagged("f<00401000>"), "f");
+        assert_eq!(untagged("_M_invoke<0>"), "_M_invoke<0>");
+        assert_eq!(untagged("std::vector<int>"), "std::vector<int>");
+    }
 }
