@@ -10,7 +10,7 @@ use clap::{Arg, ArgAction, CommandFactory, Parser};
 
 use crate::error::{Error, Result};
 use crate::graph::Granularity;
-use crate::pipeline::{ContentionValue, HeapValue, Options};
+use crate::pipeline::{CallGraph, ContentionValue, HeapValue, Options};
 use crate::report::Mode;
 
 /// rpprof: a fast, in-process replacement for gperftools' pprof (google-pprof) and jemalloc's
@@ -185,8 +185,13 @@ pub struct Args {
 
     // ---- Call graph
     /// Show at most so many nodes [default: 80]
-    #[arg(long, value_name = "n", help_heading = "Call graph options")]
-    pub nodecount: Option<u64>,
+    #[arg(
+        long,
+        value_name = "n",
+        help_heading = "Call graph options",
+        allow_negative_numbers = true
+    )]
+    pub nodecount: Option<i64>,
     /// Hide nodes below <f>*total [default: .005]
     #[arg(long, value_name = "f", help_heading = "Call graph options")]
     pub nodefraction: Option<f64>,
@@ -194,8 +199,13 @@ pub struct Args {
     #[arg(long, value_name = "f", help_heading = "Call graph options")]
     pub edgefraction: Option<f64>,
     /// Max incoming/outgoing edges per node [default: 8]
-    #[arg(long, value_name = "n", help_heading = "Call graph options")]
-    pub maxdegree: Option<u64>,
+    #[arg(
+        long,
+        value_name = "n",
+        help_heading = "Call graph options",
+        allow_negative_numbers = true
+    )]
+    pub maxdegree: Option<i64>,
     /// Focus on stacks with a frame matching <regexp>
     #[arg(long, value_name = "regexp", help_heading = "Call graph options")]
     pub focus: Option<String>,
@@ -544,6 +554,14 @@ impl Args {
             jeprof,
             debug: self.debug,
             pprof_quirks: self.pprof_quirks,
+            graph: CallGraph {
+                nodecount: self.nodecount.unwrap_or(80),
+                nodefraction: self.nodefraction.unwrap_or(0.005),
+                edgefraction: self.edgefraction.unwrap_or(0.001),
+                maxdegree: self.maxdegree.unwrap_or(8),
+                heapcheck: self.heapcheck,
+                scale: self.scale.unwrap_or(0),
+            },
         })
     }
 }

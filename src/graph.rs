@@ -675,3 +675,51 @@ fn strip_line(fileline: &str) -> &str {
     }
     fileline
 }
+
+/// pprof's `TranslateStack` of every stack, as `PrintDot` uses it for edges: the node keys of
+/// each stack, innermost first, with every frame (recursion is not collapsed), and the stack's
+/// value. `Callback::Run` frames get the same `Run#N` names as in [`reduce`].
+pub fn translate_stacks(
+    stacks: &Stacks,
+    symbols: &SymbolTable,
+    opts: &Options,
+) -> Vec<(Vec<String>, f64)> {
+    let w = opts.address_width;
+    let map = fullname_to_shortname(symbols);
+    let mut cache: FxHashMap<u64, Vec<Translated>> = FxHashMap::default();
+    let mut run_ids: FxHashMap<u64, usize> = FxHashMap::default();
+    let mut sorted: Vec<(&Vec<u64>, &f64)> = stacks.map.iter().collect();
+    // The same order as `reduce`, so that `Run#N` numbers agree.
+    if symbols.any_function(|f| f.contains("Callback") && f.ends_with("::Run")) {
+        sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    }
+    let mut out = Vec::with_capacity(sorted.len());
+    for (k, &v) in sorted {
+        let mut path: Vec<String> = Vec::with_capacity(k.len());
+        for (i, &a) in k.iter().enumerate() {
+            if w > 8 && a > 0x7fff_ffff_ffff_ffff {
+                continue;
+            }
+            let items = cache
+                .entry(a)
+                .or_insert_with(|| translate(a, symbols, &map, opts));
+            for item in items.iter() {
+                match item {
+                    Translated::Name(n) => {
+                        if !n.key.is_empty() {
+                            path.push(n.key.clone());
+                        }
+                    }
+                    Translated::Run(fileline) => {
+                        let caller = if i > 0 { k[i - 1] } else { 0 };
+                        let next = run_ids.len() + 1;
+                        let n = *run_ids.entry(caller).or_insert(next);
+                        path.push(granular(&format!("Run#{n}"), fileline, a, w, opts));
+                    }
+                }
+            }
+        }
+        out.push((path, v));
+    }
+    out
+}

@@ -8,7 +8,7 @@ use regex::Regex;
 use crate::error::{Error, ErrorKind, Result};
 use crate::graph::{self, Granularity, Stacks};
 use crate::profile::{self, Kind, Profile};
-use crate::report::{Mode, text};
+use crate::report::{Mode, callgrind, collapsed, dot, graphviz, raw, text, traces};
 use crate::symbolize::{self, NoSymbols, SymbolTable, Symbolize, embedded::Embedded, local::Local};
 use crate::units::Measure;
 
@@ -88,6 +88,39 @@ pub struct Options {
     /// `--pprof_quirks`: reproduce google-pprof's known mistakes, for byte-identical output
     /// (see README's differences table).
     pub pprof_quirks: bool,
+    /// Call graph options (`--dot` and the modes drawn from it).
+    pub graph: CallGraph,
+}
+
+/// The call graph options: `--nodecount`, `--nodefraction`, `--edgefraction`,
+/// `--maxdegree`, `--heapcheck`, `--scale`.
+#[derive(Debug, Clone)]
+pub struct CallGraph {
+    /// At most so many nodes (80).
+    pub nodecount: i64,
+    /// Hide nodes at or below this fraction of the total (0.005).
+    pub nodefraction: f64,
+    /// Hide edges at or below this fraction of the total (0.001).
+    pub edgefraction: f64,
+    /// At most so many edges in and out of a node (8).
+    pub maxdegree: i64,
+    /// Highlight nodes with a flat value.
+    pub heapcheck: bool,
+    /// `gv`'s scale (0).
+    pub scale: i64,
+}
+
+impl Default for CallGraph {
+    fn default() -> CallGraph {
+        CallGraph {
+            nodecount: 80,
+            nodefraction: 0.005,
+            edgefraction: 0.001,
+            maxdegree: 8,
+            heapcheck: false,
+            scale: 0,
+        }
+    }
 }
 
 /// Stage timing for `--debug`.
@@ -246,6 +279,15 @@ pub fn run(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(
     let Some(first) = opts.args.first() else {
         return Err(Error::usage("Did not specify program"));
     };
+    if matches!(
+        opts.mode,
+        Mode::List | Mode::Disasm | Mode::Symbols | Mode::Interactive | Mode::Flame | Mode::Proto
+    ) {
+        return Err(Error::not_implemented(format!(
+            "the {} output mode",
+            opts.mode.flag()
+        )));
+    }
     let mut timer = Timer::new(opts.debug);
     // Sort out the program and the profiles.
     let mut program: Option<PathBuf> = None;
@@ -283,15 +325,16 @@ pub fn run(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(
     }
     let main = &inputs[0].profile;
     let jeprof = opts.jeprof || main.is_jemalloc();
+    let kind = main.kind;
+    let index = value_index(kind, opts);
     for i in inputs.iter().skip(1).chain(base.iter()) {
-        check_same_kind(
+        check_compatible(
             &inputs[0],
             i,
             base.as_ref().is_some_and(|b| std::ptr::eq(b, i)),
+            opts,
         )?;
     }
-    let kind = main.kind;
-    let index = value_index(kind, opts);
     let measure = Measure::of(kind, index, opts.show_bytes);
     let w = main.address_width;
 
@@ -347,12 +390,13 @@ pub fn run(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(
                 names.extend(s.names.iter().map(|(a, n)| (*a, n.clone())));
             }
         }
-        Embedded {
+        let table = Embedded {
             names: &names,
             address_width: w,
             keep_templates: opts.keep_templates,
         }
-        .symbolize(&addrs, &mut warnings)
+        .symbolize(&addrs, &mut warnings);
+        without_no_symbol_marks(table, &names, w)
     } else {
         let prog = program.clone().or_else(|| program_from_map(main));
         match prog {
@@ -402,18 +446,34 @@ pub fn run(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(
         opts,
     };
 
-    match opts.mode {
-        Mode::Text => {}
-        m => {
-            return Err(Error::not_implemented(format!(
-                "the {} output mode",
-                m.flag()
-            )));
-        }
-    }
-
+    let program_name = program_name(program.as_deref(), &inputs[0]);
     let mut buf: Vec<u8> = Vec::new();
     let mut notes = Vec::new();
+    if opts.mode == Mode::Raw {
+        write_raw(
+            &mut buf,
+            &RawJob {
+                ctx: &ctx,
+                program: &program_name,
+                addrs: &addrs,
+                inputs: &inputs,
+                base: base.as_ref(),
+                merged,
+            },
+            &mut notes,
+        )?;
+        timer.stage(err, "aggregate and render");
+        for n in &notes {
+            writeln!(err, "{n}").map_err(io_err)?;
+        }
+        out.write_all(&buf).map_err(io_err)?;
+        out.flush().map_err(io_err)?;
+        return Ok(());
+    }
+    let view = View {
+        program: &program_name,
+        period: main.period,
+    };
     if jeprof && opts.thread.is_some() {
         let want = opts.thread.as_deref().unwrap_or("*");
         if main.threads.is_empty() {
@@ -427,7 +487,16 @@ pub fn run(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(
         for (t, samples) in &main.threads {
             if want == "*" || want.parse::<u64>().ok() == Some(*t) {
                 let st = stacks_of(samples, index);
-                ctx.report(&mut buf, st, Some(&t.to_string()), &[], &mut notes)?;
+                let r = ctx.report(
+                    &mut buf,
+                    st,
+                    Some(&t.to_string()),
+                    &[],
+                    &view,
+                    &mut notes,
+                    err,
+                );
+                flush_on_error(r, &notes, err)?;
             }
         }
     } else {
@@ -447,7 +516,8 @@ pub fn run(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(
         } else {
             Vec::new()
         };
-        ctx.report(&mut buf, merged, None, &leaks, &mut notes)?;
+        let r = ctx.report(&mut buf, merged, None, &leaks, &view, &mut notes, err);
+        flush_on_error(r, &notes, err)?;
     }
     timer.stage(err, "aggregate and render");
     for n in &notes {
@@ -469,16 +539,92 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    /// pprof's per-profile part of `Main` (jeprof's `FilterAndPrint`).
+    /// pprof's per-profile part of `Main` (jeprof's `FilterAndPrint`): frame removal,
+    /// `--focus`, `--ignore`, then the report of the chosen mode.
+    #[allow(clippy::too_many_arguments)]
     fn report(
         &self,
         out: &mut Vec<u8>,
         stacks: Stacks,
         thread: Option<&str>,
         leaks: &[text::LeakRecord<'_>],
+        view: &View<'_>,
         notes: &mut Vec<String>,
+        err: &mut dyn Write,
     ) -> Result<()> {
         let total = stacks.total();
+        let st = self.filtered(stacks, notes);
+        let topts = self.topts;
+        let w = self.gopts.address_width;
+        match self.opts.mode {
+            Mode::Collapsed => {
+                collapsed::write(out, &st, self.symbols, w).map_err(io_err)?;
+            }
+            Mode::Callgrind => {
+                let calls = callgrind::extract_calls(&st, self.symbols, self.gopts.jeprof);
+                callgrind::write(out, &calls).map_err(io_err)?;
+            }
+            Mode::Traces => {
+                let paths = graph::translate_stacks(&st, self.symbols, self.gopts);
+                traces::write(out, &paths, &self.traces_options(view)).map_err(io_err)?;
+            }
+            Mode::Dot
+            | Mode::Svg
+            | Mode::Pdf
+            | Mode::Ps
+            | Mode::Gif
+            | Mode::Web
+            | Mode::Gv
+            | Mode::Evince => {
+                let reduced = graph::reduce(&st, self.symbols, self.gopts);
+                let paths = graph::translate_stacks(&st, self.symbols, self.gopts);
+                let g = &self.opts.graph;
+                let mode = self.opts.mode;
+                let dopts = dot::DotOptions {
+                    nodecount: g.nodecount,
+                    nodefraction: g.nodefraction,
+                    edgefraction: g.edgefraction,
+                    maxdegree: g.maxdegree,
+                    heapcheck: g.heapcheck,
+                    measure: topts.measure,
+                    program: view.program.to_string(),
+                    page_size: mode == Mode::Pdf,
+                    min_width_one: matches!(mode, Mode::Svg | Mode::Web),
+                };
+                let mut text: Vec<u8> = Vec::new();
+                if !dot::write(&mut text, &reduced, &paths, total, &dopts, notes).map_err(io_err)? {
+                    // pprof: "No nodes to print", exit status 1.
+                    return Err(Error::refused("no nodes to print"));
+                }
+                match mode {
+                    Mode::Dot => out.extend_from_slice(&text),
+                    Mode::Svg => out.extend(graphviz::render(&text, graphviz::Format::Svg)?),
+                    Mode::Pdf => out.extend(graphviz::render(&text, graphviz::Format::Pdf)?),
+                    Mode::Ps => out.extend(graphviz::render(&text, graphviz::Format::Ps)?),
+                    Mode::Gif => out.extend(graphviz::render(&text, graphviz::Format::Gif)?),
+                    Mode::Web => {
+                        let svg = graphviz::render(&text, graphviz::Format::Svg)?;
+                        graphviz::web(&svg, err)?;
+                    }
+                    Mode::Gv => graphviz::gv(&text, g.scale, err)?,
+                    _ => graphviz::evince(&text, err)?,
+                }
+            }
+            _ => {
+                let reduced = graph::reduce(&st, self.symbols, self.gopts);
+                text::write_total(out, total, topts.measure, thread).map_err(io_err)?;
+                if self.opts.stacks && !self.gopts.jeprof {
+                    text::write_stacks(out, &st, self.symbols, topts).map_err(io_err)?;
+                    text::write_leaks(out, leaks, self.symbols, topts).map_err(io_err)?;
+                }
+                text::write_table(out, &reduced, self.symbols, topts).map_err(io_err)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// pprof's `RemoveUninterestingFrames`, `FocusProfile` and `IgnoreProfile`.
+    fn filtered(&self, stacks: Stacks, notes: &mut Vec<String>) -> Stacks {
         let mut st =
             graph::remove_uninteresting(stacks, self.symbols, self.kind, self.gopts, notes);
         if let Some(re) = self.focus {
@@ -487,16 +633,193 @@ impl Ctx<'_> {
         if let Some(re) = self.ignore {
             st = graph::filter(st, self.symbols, re, false, self.gopts);
         }
-        let reduced = graph::reduce(&st, self.symbols, self.gopts);
-        let topts = self.topts;
-        text::write_total(out, total, topts.measure, thread).map_err(io_err)?;
-        if self.opts.stacks && !self.gopts.jeprof {
-            text::write_stacks(out, &st, self.symbols, topts).map_err(io_err)?;
-            text::write_leaks(out, leaks, self.symbols, topts).map_err(io_err)?;
-        }
-        text::write_table(out, &reduced, self.symbols, topts).map_err(io_err)?;
-        Ok(())
+        st
     }
+
+    /// Go pprof's names and units for `--traces`.
+    fn traces_options(&self, view: &View<'_>) -> traces::TracesOptions {
+        use crate::units::Measure;
+        let index = value_index(self.kind, self.opts);
+        let heap_names = [
+            "inuse_objects",
+            "inuse_space",
+            "alloc_objects",
+            "alloc_space",
+        ];
+        let (type_name, unit, scale) = match self.kind {
+            Kind::Heap => (
+                heap_names[index.min(3)],
+                if index % 2 == 1 {
+                    traces::GoUnit::Bytes
+                } else {
+                    traces::GoUnit::Count
+                },
+                1.0,
+            ),
+            Kind::Growth => (
+                if index % 2 == 1 { "space" } else { "objects" },
+                if index % 2 == 1 {
+                    traces::GoUnit::Bytes
+                } else {
+                    traces::GoUnit::Count
+                },
+                1.0,
+            ),
+            Kind::Cpu => (
+                "cpu",
+                traces::GoUnit::Nanoseconds,
+                view.period.max(1) as f64 * 1000.0,
+            ),
+            Kind::Contention => match self.topts.measure {
+                Measure::Samples => ("contentions", traces::GoUnit::Count, 1.0),
+                _ if index == 2 => ("mean_delay", traces::GoUnit::Nanoseconds, 1.0),
+                _ => ("delay", traces::GoUnit::Nanoseconds, 1.0),
+            },
+            Kind::Thread => ("thread", traces::GoUnit::Count, 1.0),
+        };
+        let file = Path::new(view.program)
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .filter(|f| view.program != UNKNOWN_BINARY && !f.is_empty());
+        traces::TracesOptions {
+            file,
+            type_name: type_name.to_string(),
+            unit,
+            scale,
+        }
+    }
+}
+
+/// What the reports say about the run as a whole.
+struct View<'a> {
+    /// The program, as pprof names it (`binary=` of a symbolized profile, or `(unknown)`).
+    program: &'a str,
+    /// The main profile's sampling period.
+    period: u64,
+}
+
+/// pprof's name for a binary it does not know.
+const UNKNOWN_BINARY: &str = "(unknown)";
+
+/// The program as pprof names it in `--dot` and `--raw`: the program argument as given, the
+/// `binary=` of a symbolized profile, or (rpprof) the program named by the memory map.
+fn program_name(program: Option<&Path>, first: &Input) -> String {
+    if let Some(p) = program {
+        return p.to_string_lossy().into_owned();
+    }
+    if let Some(s) = &first.profile.symbols {
+        return s
+            .binary
+            .clone()
+            .unwrap_or_else(|| UNKNOWN_BINARY.to_string());
+    }
+    program_from_map(&first.profile)
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_else(|| UNKNOWN_BINARY.to_string())
+}
+
+/// On an error, the messages gathered so far are printed first.
+fn flush_on_error(r: Result<()>, notes: &[String], err: &mut dyn Write) -> Result<()> {
+    if r.is_err() {
+        for n in notes {
+            let _ = writeln!(err, "{n}");
+        }
+    }
+    r
+}
+
+/// Drops the entries of a symbolized profile's addresses that rpprof's `--raw` marked as
+/// having no symbol (named by their own hex digits), so that they print as bare addresses,
+/// as in a report of the profile the file was made from.
+fn without_no_symbol_marks(
+    table: SymbolTable,
+    names: &std::collections::BTreeMap<u64, String>,
+    width: usize,
+) -> SymbolTable {
+    let marked: std::collections::HashSet<u64> = names
+        .iter()
+        .filter(|(a, n)| raw::is_no_symbol(**a, width, &[n.as_str()]))
+        .map(|(a, _)| *a)
+        .collect();
+    if marked.is_empty() {
+        return table;
+    }
+    let mut t = SymbolTable::new();
+    for (a, frames) in table.sorted() {
+        if !marked.contains(&a) {
+            t.insert(a, frames.to_vec());
+        }
+    }
+    t
+}
+
+/// Everything `--raw` writes from.
+struct RawJob<'a> {
+    ctx: &'a Ctx<'a>,
+    program: &'a str,
+    addrs: &'a [u64],
+    inputs: &'a [Input],
+    base: Option<&'a Input>,
+    merged: Stacks,
+}
+
+/// `--raw`: the symbol section, then the profile (see [`raw`]).
+fn write_raw(out: &mut Vec<u8>, job: &RawJob<'_>, notes: &mut Vec<String>) -> Result<()> {
+    let ctx = job.ctx;
+    let main = &job.inputs[0].profile;
+    let w = ctx.gopts.address_width;
+    raw::write_symbols(out, job.program, job.addrs, ctx.symbols, w).map_err(io_err)?;
+    if main.kind == Kind::Cpu {
+        let st = ctx.filtered(job.merged.clone(), notes);
+        return raw::write_cpu(out, &st, main.period, w).map_err(io_err);
+    }
+    // Every record read, the base's negated, kept when its stack passes --focus/--ignore.
+    let mut records: Vec<raw::Record<'_>> = Vec::new();
+    let mut threads: Vec<(u64, raw::Record<'_>)> = Vec::new();
+    for (i, sign) in job
+        .inputs
+        .iter()
+        .map(|i| (i, 1.0))
+        .chain(job.base.map(|b| (b, -1.0)))
+    {
+        records.extend(i.profile.samples.iter().map(|s| (s, sign)));
+        for (t, samples) in &i.profile.threads {
+            threads.extend(samples.iter().map(|s| (*t, (s, sign))));
+        }
+    }
+    if ctx.focus.is_some() || ctx.ignore.is_some() {
+        let mut all = Stacks::default();
+        for (s, _) in records.iter().chain(threads.iter().map(|t| &t.1)) {
+            all.add_ref(&s.stack, 0.0);
+        }
+        if let Some(re) = ctx.focus {
+            all = graph::filter(all, ctx.symbols, re, true, ctx.gopts);
+        }
+        if let Some(re) = ctx.ignore {
+            all = graph::filter(all, ctx.symbols, re, false, ctx.gopts);
+        }
+        records.retain(|(s, _)| all.map.contains_key(&s.stack));
+        threads.retain(|(_, (s, _))| all.map.contains_key(&s.stack));
+    }
+    // Values un-scaled back to the header's sampling, unless some profile was sampled
+    // otherwise.
+    let same_sampling = job
+        .inputs
+        .iter()
+        .chain(job.base)
+        .all(|i| i.profile.sampling == main.sampling);
+    let how = if same_sampling {
+        raw::HeapValues::Unscaled(main.sampling)
+    } else {
+        raw::HeapValues::Scaled
+    };
+    let r = match (main.kind, main.is_jemalloc()) {
+        (Kind::Heap, true) => raw::write_jemalloc(out, &main.header, how, &records, &threads, w),
+        (Kind::Heap | Kind::Growth, _) => raw::write_heap(out, &main.header, how, &records, w),
+        (Kind::Contention, _) => raw::write_contention(out, &records, w),
+        _ => raw::write_threads(out, &records, w),
+    };
+    r.map_err(io_err)
 }
 
 fn io_err(e: std::io::Error) -> Error {
@@ -532,18 +855,88 @@ fn value_index(kind: Kind, opts: &Options) -> usize {
     }
 }
 
-fn check_same_kind(main: &Input, other: &Input, is_base: bool) -> Result<()> {
+/// Which value pairs of a heap profile carry data: (in-use, allocated).
+fn heap_pairs(p: &Profile) -> (bool, bool) {
+    let mut pairs = (false, false);
+    for s in p.samples.iter().chain(p.threads.values().flatten()) {
+        let v = |i: usize| s.values.get(i).copied().unwrap_or(0.0) != 0.0;
+        pairs.0 |= v(0) || v(1);
+        pairs.1 |= v(2) || v(3);
+    }
+    pairs
+}
+
+/// Describes a heap profile's value pairs.
+fn pairs_name(p: &Profile) -> &'static str {
+    match heap_pairs(p) {
+        (_, false) => "in-use values only",
+        (false, true) => "allocated values only",
+        (true, true) => "in-use and allocated values",
+    }
+}
+
+/// Refuses to add (or subtract, `is_base`) `other` to `main` when their values do not mean
+/// the same: different kinds of profile, CPU profiles sampled at different rates, jemalloc
+/// and tcmalloc heap profiles whose filled value pairs differ. google-pprof adds them anyway
+/// and prints nonsense.
+fn check_compatible(main: &Input, other: &Input, is_base: bool, opts: &Options) -> Result<()> {
     let (a, b) = (&main.profile, &other.profile);
-    if a.kind != b.kind {
-        let verb = if is_base { "subtract" } else { "add" };
-        let prep = if is_base { "from" } else { "to" };
-        return Err(Error::refused(format!(
-            "cannot {verb} a {} profile ({}) {prep} a {} profile ({}): sample types differ",
-            b.kind.name(),
+    let verb = if is_base { "subtract" } else { "add" };
+    let prep = if is_base { "from" } else { "to" };
+    let type_of = |p: &Profile| -> &'static str {
+        p.sample_types
+            .get(value_index(p.kind, opts))
+            .map_or("?", |t| t.name)
+    };
+    let refuse = |what_b: String, detail_b: String, what_a: String, detail_a: String, why: &str| {
+        Error::refused(format!(
+            "cannot {verb} {what_b} ({detail_b}, {}) {prep} {what_a} ({detail_a}, {}): {why}",
             other.path.display(),
-            a.kind.name(),
             main.path.display()
-        )));
+        ))
+    };
+    if a.kind != b.kind {
+        return Err(refuse(
+            format!("a {} profile", b.kind.name()),
+            type_of(b).to_string(),
+            format!("a {} profile", a.kind.name()),
+            type_of(a).to_string(),
+            "sample types differ",
+        ));
+    }
+    if a.kind == Kind::Cpu {
+        // pprof's --raw writes a period of 1 whatever the profile's: unknown.
+        let known = |p: &Profile| p.period != 0 && !(p.symbols.is_some() && p.period == 1);
+        if known(a) && known(b) && a.period != b.period {
+            return Err(refuse(
+                "a cpu profile".to_string(),
+                format!("sampled every {} us", b.period),
+                "a cpu profile".to_string(),
+                format!("sampled every {} us", a.period),
+                "sampling periods differ",
+            ));
+        }
+    }
+    if matches!(a.kind, Kind::Heap)
+        && (a.is_jemalloc() || b.is_jemalloc())
+        && !a.samples.is_empty()
+        && !b.samples.is_empty()
+        && heap_pairs(a) != heap_pairs(b)
+    {
+        let alloc = |p: &Profile| {
+            if p.is_jemalloc() {
+                "jemalloc"
+            } else {
+                "tcmalloc"
+            }
+        };
+        return Err(refuse(
+            format!("a {} heap profile", alloc(b)),
+            pairs_name(b).to_string(),
+            format!("a {} heap profile", alloc(a)),
+            pairs_name(a).to_string(),
+            "value pairs differ",
+        ));
     }
     Ok(())
 }

@@ -176,9 +176,15 @@ pub fn parse(file: &[u8], pos: usize, path: &Path, adjust: bool) -> Result<Profi
             });
         }
         i += depth;
+        // Symbolized profiles (rpprof's --raw with --base) can hold negative counts.
+        let value = match (adjust, word) {
+            (false, 4) => f64::from(count as u32 as i32),
+            (false, _) => count as i64 as f64,
+            _ => count as f64,
+        };
         p.samples.push(Sample {
             stack,
-            values: vec![count as f64],
+            values: vec![value],
         });
     }
     if ended {

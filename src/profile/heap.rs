@@ -41,7 +41,7 @@ fn sample_re() -> &'static Regex {
     RE.get_or_init(|| {
         // SANITY: a constant pattern, checked by the tests.
         #[allow(clippy::unwrap_used)]
-        Regex::new(r"^(\d+):\s*(\d+)\s+\[\s*(\d+):\s*(\d+)\s*\]\s*@(?:\s+(.*))?$").unwrap()
+        Regex::new(r"^(-?\d+(?:\.\d+)?):\s*(-?\d+(?:\.\d+)?)\s+\[\s*(-?\d+(?:\.\d+)?):\s*(-?\d+(?:\.\d+)?)\s*\]\s*@(?:\s+(.*))?$").unwrap()
     })
 }
 
@@ -50,7 +50,7 @@ fn thread_re() -> &'static Regex {
     RE.get_or_init(|| {
         // SANITY: a constant pattern, checked by the tests.
         #[allow(clippy::unwrap_used)]
-        Regex::new(r"^t(\*|\d+):\s+(\d+):\s+(\d+)\s+\[\s*(\d+):\s+(\d+)\]$").unwrap()
+        Regex::new(r"^t(\*|\d+):\s+(-?\d+(?:\.\d+)?):\s+(-?\d+(?:\.\d+)?)\s+\[\s*(-?\d+(?:\.\d+)?):\s+(-?\d+(?:\.\d+)?)\]$").unwrap()
     })
 }
 
@@ -162,16 +162,21 @@ pub(crate) fn parse_stack(text: &[u8], path: &Path, line: usize, adjust: bool) -
     Ok(stack)
 }
 
+/// A count; negative ones, and ones with decimals, come from rpprof's `--raw` of profiles
+/// added or subtracted.
 fn count(m: Option<regex::bytes::Match<'_>>, path: &Path, line: &Line<'_>) -> Result<f64> {
-    m.and_then(|m| lines::parse_u64(m.as_bytes()))
-        .map(|v| v as f64)
-        .ok_or_else(|| {
-            Error::format(
-                path,
-                Location::Line(line.number),
-                format!("count out of range in {:?}", lines::shorten(line.text, 60)),
-            )
-        })
+    m.and_then(|m| match m.as_bytes() {
+        b if b.contains(&b'.') => std::str::from_utf8(b).ok()?.parse::<f64>().ok(),
+        b @ [b'-', ..] => lines::parse_i64(b).map(|v| v as f64),
+        b => lines::parse_u64(b).map(|v| v as f64),
+    })
+    .ok_or_else(|| {
+        Error::format(
+            path,
+            Location::Line(line.number),
+            format!("count out of range in {:?}", lines::shorten(line.text, 60)),
+        )
+    })
 }
 
 /// True for the line that starts the memory map section; reads the section into `p`.

@@ -300,8 +300,9 @@ pub fn parse(data: &[u8], path: &Path) -> Result<Profile> {
             }
         };
     }
-    // A symbolized profile's writer already moved caller addresses back.
-    header.adjust = symbols.is_none();
+    // A symbolized profile's writer already moved caller addresses back; but jeprof moves
+    // them back in every profile it reads, so jemalloc profiles keep them as recorded.
+    header.adjust = symbols.is_none() || header.text.starts_with(b"heap_v2/");
     let text = header.text;
     let result = if text.starts_with(b"heap profile:") {
         heap::parse_text(&mut lines, &header, path)

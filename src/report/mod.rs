@@ -1,6 +1,12 @@
 //! Stage 4: render the aggregated profile in the chosen output mode, one module per mode.
 
+pub mod callgrind;
+pub mod collapsed;
+pub mod dot;
+pub mod graphviz;
+pub mod raw;
 pub mod text;
+pub mod traces;
 
 /// The output modes of pprof (and rpprof's additions).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -1,0 +1,96 @@
+//! `--collapsed`: one line per stack, `root;caller;...;leaf value`, the input of FlameGraph's
+//! `flamegraph.pl` and of inferno (pprof's `PrintCollapsedStacks`).
+//!
+//! Each address becomes the full names of its frames, the real function first and the
+//! functions inlined into it after, marked `[inline]`; an address without symbols is its hex
+//! value, a frame without a name its `file:line`. Two differences from google-pprof, both
+//! deliberate: names carry no `<0000000000001170>` symbol-address tag (pprof leaks the tag of
+//! names it took from `nm`), and lines come in a fixed order (sorted by text) rather than in
+//! Perl's hash order.
+
+use std::io::{self, Write};
+
+use crate::graph::{Stacks, addr_key};
+use crate::symbolize::SymbolTable;
+use crate::units::perl_int;
+
+/// A full name without pprof's trailing symbol-address tag: `<` and the address in 16 hex
+/// digits (8 in 32-bit programs) `>`. Template arguments (`_M_invoke<0>`) stay.
+pub fn untagged(full: &str) -> &str {
+    if let Some(body) = full.strip_suffix('>')
+        && let Some(open) = body.rfind('<')
+    {
+        let hex = &body[open + 1..];
+        if (hex.len() == 16 || hex.len() == 8)
+            && hex
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        {
+            return &full[..open];
+        }
+    }
+    full
+}
+
+/// pprof's `ExtractSymbolNameInlineStack`: the names at one address, innermost first.
+fn names_at(symbols: &SymbolTable, a: u64, width: usize, out: &mut Vec<String>) {
+    match symbols.get(a) {
+        Some(frames) => {
+            for (i, f) in frames.iter().enumerate().rev() {
+                let file = if f.fileline == "?" || f.fileline == ":0" {
+                    "??:0"
+                } else {
+                    f.fileline.as_str()
+                };
+                let name = if f.function == "??" {
+                    file
+                } else {
+                    untagged(&f.function)
+                };
+                let suffix = if i == 0 { "" } else { "[inline]" };
+                out.push(format!("{name}{suffix}"));
+            }
+        }
+        None => out.push(addr_key(a, width)),
+    }
+}
+
+/// Writes the collapsed stacks of `stacks`.
+pub fn write(
+    out: &mut dyn Write,
+    stacks: &Stacks,
+    symbols: &SymbolTable,
+    width: usize,
+) -> io::Result<()> {
+    let mut lines: Vec<(String, f64)> = Vec::with_capacity(stacks.map.len());
+    let mut names: Vec<String> = Vec::new();
+    for (stack, &v) in &stacks.map {
+        names.clear();
+        for &a in stack {
+            names_at(symbols, a, width, &mut names);
+        }
+        names.reverse();
+        lines.push((names.join(";"), v));
+    }
+    lines.sort_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then(a.1.partial_cmp(&b.1).unwrap_or(std::cmp::Ordering::Equal))
+    });
+    for (text, v) in lines {
+        writeln!(out, "{text} {}", perl_int(v))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_address_tags_are_removed() {
+        assert_eq!(untagged("main<0000000000001170>"), "main");
+        assert_eq!(untagged("f<00401000>"), "f");
+        assert_eq!(untagged("_M_invoke<0>"), "_M_invoke<0>");
+        assert_eq!(untagged("std::vector<int>"), "std::vector<int>");
+    }
+}

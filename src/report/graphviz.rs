@@ -1,0 +1,308 @@
+//! Rendering the `--dot` graph with Graphviz, and showing it: `--svg`, `--pdf`, `--ps`,
+//! `--gif`, `--web`, `--gv`, `--evince`.
+//!
+//! As google-pprof, rpprof pipes the graph into `dot` (`-Tps2`, `-Tsvg`, `-Tgif`) — but runs
+//! it directly, never through a shell, with file names as separate arguments. `--pdf` asks
+//! `dot -Tpdf` instead of pprof's `dot -Tps2 | ps2pdf`, which would need Ghostscript. SVG is
+//! rewritten as pprof's `RewriteSvg` does: full-window size, and the SVGPan script for
+//! panning and zooming in a browser.
+
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use regex::Regex;
+
+use crate::error::{Error, Result};
+
+/// pprof's SVGPan script (BSD license, see the file), inserted into SVG output.
+const SVG_JAVASCRIPT: &str = include_str!("svgpan.js");
+
+/// An output format of `dot`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// PostScript (`-Tps2`).
+    Ps,
+    /// PDF (`-Tpdf`).
+    Pdf,
+    /// SVG (`-Tsvg`), rewritten for browsers.
+    Svg,
+    /// GIF (`-Tgif`).
+    Gif,
+}
+
+impl Format {
+    fn flag(self) -> &'static str {
+        match self {
+            Format::Ps => "-Tps2",
+            Format::Pdf => "-Tpdf",
+            Format::Svg => "-Tsvg",
+            Format::Gif => "-Tgif",
+        }
+    }
+
+    fn extension(self) -> &'static str {
+        match self {
+            Format::Ps => "ps",
+            Format::Pdf => "pdf",
+            Format::Svg => "svg",
+            Format::Gif => "gif",
+        }
+    }
+}
+
+/// The program that renders DOT: `dot`, found on `PATH`.
+const DOT: &str = "dot";
+
+/// Runs `program args`, feeding it `input`; returns its standard output. `what` names the
+/// package to install when the program is missing.
+fn run_filter(program: &str, args: &[&str], input: &[u8], package: &str) -> Result<Vec<u8>> {
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| {
+            if e.kind() == io::ErrorKind::NotFound {
+                Error::internal(format!(
+                    "cannot run {program}: not found; install the Debian package {package}"
+                ))
+            } else {
+                Error::internal(format!("cannot run {program}: {e}"))
+            }
+        })?;
+    let mut stdin = child.stdin.take();
+    let mut stdout = child.stdout.take();
+    let mut stderr = child.stderr.take();
+    let (out, err) = std::thread::scope(|s| {
+        let writer = s.spawn(move || {
+            if let Some(w) = stdin.as_mut() {
+                // A program that stops reading early says why on its stderr.
+                let _ = w.write_all(input);
+            }
+            drop(stdin);
+        });
+        let errs = s.spawn(move || {
+            let mut e = Vec::new();
+            if let Some(r) = stderr.as_mut() {
+                let _ = r.read_to_end(&mut e);
+            }
+            e
+        });
+        let mut o = Vec::new();
+        let read = match stdout.as_mut() {
+            Some(r) => r.read_to_end(&mut o).map(|_| ()),
+            None => Ok(()),
+        };
+        let _ = writer.join();
+        let e = errs.join().unwrap_or_default();
+        (read.map(|_| o), e)
+    });
+    let status = child
+        .wait()
+        .map_err(|e| Error::internal(format!("{program}: {e}")))?;
+    let out = out.map_err(|e| Error::internal(format!("{program}: {e}")))?;
+    if !status.success() {
+        let msg = String::from_utf8_lossy(&err);
+        let first = msg.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+        return Err(Error::internal(format!(
+            "{program} {} failed ({status}){}{}",
+            args.join(" "),
+            if first.is_empty() { "" } else { ": " },
+            first.trim()
+        )));
+    }
+    Ok(out)
+}
+
+/// Renders `dot_text` in `format` (SVG rewritten as pprof does).
+pub fn render(dot_text: &[u8], format: Format) -> Result<Vec<u8>> {
+    let out = run_filter(DOT, &[format.flag()], dot_text, "graphviz")?;
+    if format == Format::Svg {
+        return Ok(rewrite_svg(&String::from_utf8_lossy(&out)).into_bytes());
+    }
+    Ok(out)
+}
+
+fn re(pattern: &str) -> Regex {
+    // SANITY: constant patterns, exercised by the tests.
+    #[allow(clippy::unwrap_used)]
+    Regex::new(pattern).unwrap()
+}
+
+/// pprof's `RewriteSvg`: size the picture to the window, drop the view box, and wrap the
+/// graph in a `viewport` group driven by the SVGPan script.
+pub fn rewrite_svg(svg: &str) -> String {
+    // Fix width, height; drop viewBox.
+    let svg = re(r#"(?s)<svg width="[^"]+" height="[^"]+"(.*?)viewBox="[^"]+""#)
+        .replace(svg, r#"<svg width="100%" height="100%"${1}"#)
+        .into_owned();
+    // Insert the script and a viewport <g> above the first <g>.
+    let viewport = "<g id=\"viewport\" transform=\"translate(0,0)\">\n";
+    let first_g = re(r#"<g id="graph\d""#);
+    let svg = match first_g.find(&svg) {
+        Some(m) => format!(
+            "{}{SVG_JAVASCRIPT}{viewport}{}",
+            &svg[..m.start()],
+            &svg[m.start()..]
+        ),
+        None => svg,
+    };
+    // Insert the final </g> above </svg>.
+    let svg = re(r"(.*)(</svg>)")
+        .replace(&svg, "${1}</g>${2}")
+        .into_owned();
+    re(r#"<g id="graph\d"(.*?)"#)
+        .replace(&svg, r#"<g id="viewport"${1}"#)
+        .into_owned()
+}
+
+/// A file in the temporary directory that nobody else has: `rpprof<pid>.<n>.<ext>`.
+fn temp_file(ext: &str, data: &[u8]) -> Result<PathBuf> {
+    let dir = std::env::temp_dir();
+    let pid = std::process::id();
+    for n in 0..1000 {
+        let path = dir.join(format!("rpprof{pid}.{n}.{ext}"));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(mut f) => {
+                f.write_all(data).map_err(|e| Error::io(&path, e))?;
+                return Ok(path);
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(Error::io(&path, e)),
+        }
+    }
+    Err(Error::internal(format!(
+        "cannot create a temporary file in {}",
+        dir.display()
+    )))
+}
+
+/// Runs a viewer on `file` and waits for it; true when it ran and exited 0.
+fn run_viewer(program: &str, args: &[&str], file: &Path, err: &mut dyn Write) -> bool {
+    match Command::new(program)
+        .args(args)
+        .arg(file)
+        .stdin(Stdio::null())
+        .status()
+    {
+        Ok(s) => s.success(),
+        Err(e) => {
+            let _ = writeln!(err, "rpprof: cannot run {program}: {e}");
+            false
+        }
+    }
+}
+
+/// `--web`: writes the SVG to a temporary file and opens it in a browser: `$BROWSER` if set,
+/// then the ones pprof's `RunWeb` tries. The file is left for the browser to load; its path
+/// is printed.
+pub fn web(svg: &[u8], err: &mut dyn Write) -> Result<()> {
+    let path = temp_file(Format::Svg.extension(), svg)?;
+    let _ = writeln!(err, "Loading web page file://{}", path.display());
+    let mut browsers: Vec<String> = Vec::new();
+    if let Ok(b) = std::env::var("BROWSER")
+        && !b.trim().is_empty()
+    {
+        browsers.push(b.trim().to_string());
+    }
+    for b in [
+        "/etc/alternatives/gnome-www-browser",
+        "/etc/alternatives/x-www-browser",
+        "google-chrome",
+        "firefox",
+    ] {
+        browsers.push(b.to_string());
+    }
+    for b in &browsers {
+        let found = if b.contains('/') {
+            Path::new(b).exists()
+        } else {
+            in_path(b)
+        };
+        if found && run_viewer(b, &[], &path, err) {
+            return Ok(());
+        }
+    }
+    let _ = writeln!(
+        err,
+        "Could not load web browser; the graph is in {}",
+        path.display()
+    );
+    Ok(())
+}
+
+/// `--gv`: renders PostScript to a temporary file and shows it with `gv`.
+pub fn gv(dot_text: &[u8], scale: i64, err: &mut dyn Write) -> Result<()> {
+    let ps = render(dot_text, Format::Ps)?;
+    let path = temp_file(Format::Ps.extension(), &ps)?;
+    if !in_path("gv") {
+        return Err(Error::internal(format!(
+            "cannot run gv: not found; install the Debian package gv (the graph is in {})",
+            path.display()
+        )));
+    }
+    let scale_arg = format!("--scale={scale}");
+    if !run_viewer("gv", &[&scale_arg, "--noantialias"], &path, err) {
+        let _ = writeln!(err, "rpprof: gv failed; the graph is in {}", path.display());
+        return Ok(());
+    }
+    let _ = std::fs::remove_file(&path);
+    Ok(())
+}
+
+/// `--evince`: renders PDF to a temporary file and shows it with `evince`.
+pub fn evince(dot_text: &[u8], err: &mut dyn Write) -> Result<()> {
+    let pdf = render(dot_text, Format::Pdf)?;
+    let path = temp_file(Format::Pdf.extension(), &pdf)?;
+    if !in_path("evince") {
+        return Err(Error::internal(format!(
+            "cannot run evince: not found; install the Debian package evince (the graph is in {})",
+            path.display()
+        )));
+    }
+    if !run_viewer("evince", &[], &path, err) {
+        let _ = writeln!(
+            err,
+            "rpprof: evince failed; the graph is in {}",
+            path.display()
+        );
+        return Ok(());
+    }
+    let _ = std::fs::remove_file(&path);
+    Ok(())
+}
+
+/// True when `program` is an executable file in a `PATH` directory.
+pub fn in_path(program: &str) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(path) = std::env::var_os("PATH") else {
+        return false;
+    };
+    std::env::split_paths(&path).any(|d| {
+        std::fs::metadata(d.join(program))
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn svg_is_rewritten_as_pprof_does() {
+        let svg = "<?xml?>\n<svg width=\"100pt\" height=\"50pt\"\n viewBox=\"0.00 0.00 100.00 50.00\" xmlns=\"x\">\n<g id=\"graph0\" class=\"graph\">\n<title>t</title>\n</g>\n</svg>\n";
+        let got = rewrite_svg(svg);
+        assert!(
+            got.contains("<svg width=\"100%\" height=\"100%\"\n  xmlns=\"x\">"),
+            "{got}"
+        );
+        assert!(got.contains("]]></script>\n<g id=\"viewport\" transform=\"translate(0,0)\">\n<g id=\"viewport\" class=\"graph\">"), "{got}");
+        assert!(got.ends_with("</g>\n</g></svg>\n"), "{got}");
+    }
+}
