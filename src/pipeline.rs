@@ -355,8 +355,8 @@ pub fn run(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(
     addrs.shrink_to_fit();
 
     // The samples become one stack → value map; they are kept only where a report lists
-    // them (--stacks) or reads them per thread (--thread).
-    let keep_samples = opts.stacks || opts.thread.is_some();
+    // them (--stacks), reads them per thread (--thread) or writes them back (--raw).
+    let keep_samples = opts.stacks || opts.thread.is_some() || opts.mode == Mode::Raw;
     let mut merged = Stacks::default();
     for i in inputs.iter_mut() {
         if keep_samples {

@@ -207,6 +207,19 @@ struct Tables<'a> {
     read: RefCell<Vec<usize>>,
     /// Units without ranges, scanned when the index has no answer.
     rangeless: Vec<usize>,
+    /// The covered ranges of the units parsed by [`Tables::prefetch`], to find read units
+    /// that cover an address without asking each one.
+    covered: RefCell<CoveredIndex>,
+}
+
+/// Covered ranges of several units: (low, high, unit) by low, with the running maximum of
+/// the highs.
+#[derive(Default)]
+struct CoveredIndex {
+    ranges: Vec<(u64, u64, u32)>,
+    high: Vec<u64>,
+    /// Unit index → its ranges are in `ranges`.
+    has: Vec<bool>,
 }
 
 self_cell::self_cell!(
@@ -465,6 +478,7 @@ impl<'a> Tables<'a> {
             index_high,
             read: RefCell::new(Vec::new()),
             rangeless,
+            covered: RefCell::new(CoveredIndex::default()),
         })
     }
 
@@ -502,6 +516,10 @@ impl<'a> Tables<'a> {
             .collect();
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         if todo.len() < 2 || threads < 2 {
+            for &u in &todo {
+                let _ = self.parsed[u].get_or_init(|| parse_unit(&self.dwarf, &self.units, u));
+            }
+            self.index_covered();
             return;
         }
         // Biggest first, so that the threads finish together.
@@ -530,6 +548,29 @@ impl<'a> Tables<'a> {
         for (u, p) in done {
             let _ = self.parsed[u].set(p);
         }
+        self.index_covered();
+    }
+
+    /// Puts the covered ranges of every parsed unit in the `covered` index.
+    fn index_covered(&self) {
+        let mut c = self.covered.borrow_mut();
+        c.has = (0..self.units.len())
+            .map(|u| self.parsed[u].get().is_some())
+            .collect();
+        c.ranges = (0..self.units.len())
+            .filter_map(|u| Some((u, self.parsed[u].get()?.as_ref()?)))
+            .flat_map(|(u, p)| p.covered.iter().map(move |r| (r.0, r.1, u as u32)))
+            .collect();
+        c.ranges.sort_unstable();
+        let mut m = 0;
+        c.high = c
+            .ranges
+            .iter()
+            .map(|r| {
+                m = m.max(r.1);
+                m
+            })
+            .collect();
     }
 
     /// Units whose ranges hold `addr`, in unit order, then the units without ranges.
@@ -544,7 +585,24 @@ impl<'a> Tables<'a> {
                 v.push(self.index[i].2);
             }
         }
+        // Read units whose own ranges hold the address: from the index of prefetched units,
+        // then any other read unit one by one.
+        let covered = self.covered.borrow();
+        let is_read = self.is_read.borrow();
+        let end = covered.ranges.partition_point(|e| e.0 <= addr);
+        for i in (0..end).rev() {
+            if covered.high[i] <= addr {
+                break;
+            }
+            let (_, hi, u) = covered.ranges[i];
+            if addr < hi && is_read[u as usize] {
+                v.push(u as usize);
+            }
+        }
         for &u in self.read.borrow().iter() {
+            if covered.has.get(u).copied().unwrap_or(false) {
+                continue;
+            }
             if let Some(Some(p)) = self.parsed[u].get() {
                 let i = p.covered.partition_point(|r| r.0 <= addr);
                 if i > 0 && addr < p.covered[i - 1].1 {
