@@ -6,8 +6,6 @@
 //! names every frame (functions, `function file:line`, files, or addresses), expands inlined
 //! frames, and keeps each name once per stack so recursion is not counted twice.
 
-use std::collections::HashMap;
-
 use rustc_hash::FxHashMap;
 
 use regex::Regex;
@@ -210,7 +208,7 @@ pub fn remove_uninteresting(
     opts: &Options,
     notes: &mut Vec<String>,
 ) -> Stacks {
-    let mut skip: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut skip: rustc_hash::FxHashSet<String> = Default::default();
     let mut skip_re: Option<Regex> = None;
     match kind {
         Kind::Heap | Kind::Growth => {
@@ -256,19 +254,23 @@ pub fn remove_uninteresting(
             stacks = r;
         }
     }
-    let mut skipped: FxHashMap<u64, bool> = FxHashMap::default();
-    let mut is_skipped = |a: u64| -> bool {
-        *skipped
-            .entry(a)
-            .or_insert_with(|| match symbols.get(a).and_then(|f| f.first()) {
-                Some(f) => {
+    // The addresses to drop: few, so checking each frame against them is cheap.
+    let skipped: rustc_hash::FxHashSet<u64> = if skip.is_empty() && skip_re.is_none() {
+        Default::default()
+    } else {
+        symbols
+            .iter()
+            .filter(|(_, frames)| {
+                frames.first().is_some_and(|f| {
                     skip.contains(&f.short)
                         || skip_re.as_ref().is_some_and(|r| r.is_match(&f.short))
-                }
-                None => false,
+                })
             })
+            .map(|(a, _)| a)
+            .collect()
     };
-    if !stacks.map.keys().any(|k| k.iter().any(|&a| is_skipped(a))) {
+    let is_skipped = |a: u64| !skipped.is_empty() && skipped.contains(&a);
+    if skipped.is_empty() || !stacks.map.keys().any(|k| k.iter().any(|&a| is_skipped(a))) {
         return if opts.jeprof && (opts.retain.is_some() || opts.exclude.is_some()) {
             filter_frames(stacks, symbols, opts)
         } else {
@@ -420,9 +422,9 @@ impl Reduced {
 
 /// pprof's `FillFullnameToShortnameMap`: nm routines that share a short name but not an
 /// address get `name@address` so they stay apart.
-fn fullname_to_shortname(symbols: &SymbolTable) -> HashMap<String, String> {
-    let mut seen_once: HashMap<String, String> = HashMap::new();
-    let mut more: std::collections::HashSet<String> = std::collections::HashSet::new();
+fn fullname_to_shortname(symbols: &SymbolTable) -> FxHashMap<String, String> {
+    let mut seen_once: FxHashMap<String, String> = FxHashMap::default();
+    let mut more: rustc_hash::FxHashSet<String> = Default::default();
     let entries = symbols.sorted();
     for (_, frames) in &entries {
         let Some(f) = frames.first() else { continue };
@@ -440,7 +442,7 @@ fn fullname_to_shortname(symbols: &SymbolTable) -> HashMap<String, String> {
             }
         }
     }
-    let mut map = HashMap::new();
+    let mut map = FxHashMap::default();
     if more.is_empty() {
         return map;
     }
@@ -539,7 +541,14 @@ pub fn reduce(stacks: &Stacks, symbols: &SymbolTable, opts: &Options) -> Reduced
                         let next = run_ids.len() + 1;
                         let num = *run_ids.entry(caller).or_insert(next);
                         let node = Node {
-                            key: granular(&format!("Run#{num}"), &runs[r as usize], a, w, opts),
+                            key: granular(
+                                &format!("Run#{num}"),
+                                false,
+                                &runs[r as usize],
+                                a,
+                                w,
+                                opts,
+                            ),
                             addr: None,
                         };
                         match intern(node, &mut out) {
@@ -584,80 +593,99 @@ enum Translated {
     Run(String),
 }
 
-static RUN_RE: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
-
 /// pprof's `TranslateStack` for one address: the node names, innermost frame first.
 fn translate(
     a: u64,
     symbols: &SymbolTable,
-    map: &HashMap<String, String>,
+    map: &FxHashMap<String, String>,
     opts: &Options,
 ) -> Vec<Translated> {
     let w = opts.address_width;
-    let astr = addr_key(a, w);
     let owned;
-    let frames: &[Frame] = match symbols.get(a) {
-        Some(f) => f,
+    let (frames, symbolized): (&[Frame], bool) = match symbols.get(a) {
+        Some(f) => (f, true),
         None => {
+            let astr = addr_key(a, w);
             owned = [Frame {
                 function: astr.clone(),
                 fileline: String::new(),
-                short: astr.clone(),
+                short: astr,
             }];
-            &owned
+            (&owned, false)
         }
     };
-    // SANITY: a constant pattern.
-    #[allow(clippy::unwrap_used)]
-    let run_re = RUN_RE.get_or_init(|| Regex::new(r"Callback.*::Run$").unwrap());
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(frames.len());
     for (j, f) in frames.iter().enumerate().rev() {
-        let mut func = match map.get(&f.function) {
-            Some(s) => s.clone(),
-            None if symbols.get(a).is_some() => f.short.clone(),
-            None => f.function.clone(),
+        let renamed = if map.is_empty() {
+            None
+        } else {
+            map.get(&f.function)
         };
-        if j > 0 {
-            func.push_str(" (inline)");
-        }
-        if run_re.is_match(&func) {
+        let base: &str = match renamed {
+            Some(s) => s,
+            None if symbolized => &f.short,
+            None => &f.function,
+        };
+        let inline = j > 0;
+        // pprof's /Callback.*::Run$/ (an inlined frame's name ends in " (inline)").
+        if !inline
+            && let Some(head) = base.strip_suffix("::Run")
+            && head.contains("Callback")
+        {
             out.push(Translated::Run(f.fileline.clone()));
             continue;
         }
-        let key = granular(&func, &f.fileline, a, w, opts);
-        let addr = (key == astr).then_some(a);
+        let key = granular(base, inline, &f.fileline, a, w, opts);
+        let addr = is_addr_key(&key, a, w).then_some(a);
         out.push(Translated::Name(Node { key, addr }));
     }
     out
 }
 
-/// The node key of one frame at the chosen granularity.
-fn granular(func: &str, fileline: &str, a: u64, w: usize, opts: &Options) -> String {
-    let astr = addr_key(a, w);
+/// True when `key` is `a` printed by [`addr_key`].
+fn is_addr_key(key: &str, a: u64, w: usize) -> bool {
+    key.len() >= w && u64::from_str_radix(key, 16) == Ok(a) && *key == addr_key(a, w)
+}
+
+/// The node key of one frame at the chosen granularity: `func` with ` (inline)` when
+/// `inline`.
+fn granular(func: &str, inline: bool, fileline: &str, a: u64, w: usize, opts: &Options) -> String {
     let show = opts.show_addresses && !opts.jeprof;
+    let name = || {
+        let mut s = String::with_capacity(func.len() + 9);
+        s.push_str(func);
+        if inline {
+            s.push_str(" (inline)");
+        }
+        s
+    };
+    let unknown = func == "??" && !inline;
     match opts.granularity {
-        Granularity::Addresses => format!("{astr} {func} {fileline}"),
+        Granularity::Addresses => format!("{} {} {fileline}", addr_key(a, w), name()),
         Granularity::Lines => {
-            if func == "??" && fileline == "??:0" {
-                astr
+            if unknown && fileline == "??:0" {
+                addr_key(a, w)
             } else if !show {
-                format!("{func} {fileline}")
+                let mut s = name();
+                s.push(' ');
+                s.push_str(fileline);
+                s
             } else {
-                format!("{func} {fileline} ({astr})")
+                format!("{} {fileline} ({})", name(), addr_key(a, w))
             }
         }
         Granularity::Functions => {
-            if func == "??" {
-                astr
+            if unknown {
+                addr_key(a, w)
             } else if !show {
-                func.to_string()
+                name()
             } else {
-                format!("{func} ({astr})")
+                format!("{} ({})", name(), addr_key(a, w))
             }
         }
         Granularity::Files => {
             if fileline == "??:0" || fileline.is_empty() {
-                astr
+                addr_key(a, w)
             } else {
                 strip_line(fileline).to_string()
             }
@@ -714,7 +742,7 @@ pub fn translate_stacks(
                         let caller = if i > 0 { k[i - 1] } else { 0 };
                         let next = run_ids.len() + 1;
                         let n = *run_ids.entry(caller).or_insert(next);
-                        path.push(granular(&format!("Run#{n}"), fileline, a, w, opts));
+                        path.push(granular(&format!("Run#{n}"), false, fileline, a, w, opts));
                     }
                 }
             }

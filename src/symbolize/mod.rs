@@ -89,6 +89,11 @@ impl SymbolTable {
         self.map.values().flatten().any(|f| pred(&f.short))
     }
 
+    /// Entries, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, &[Frame])> {
+        self.map.iter().map(|(a, f)| (*a, f.as_slice()))
+    }
+
     /// Entries, in address order.
     pub fn sorted(&self) -> Vec<(u64, &[Frame])> {
         let mut v: Vec<(u64, &[Frame])> =
