@@ -4,17 +4,23 @@
 # `cargo install addr2line --features bin`) resolving the profile's unique addresses in the
 # program; prints wall time, peak memory and rpprof's ratio to each.
 #
+# Go pprof symbolizes with llvm-symbolizer when it finds one on PATH, and with binutils'
+# addr2line otherwise; both are timed when llvm-symbolizer is installed ("go-pprof" is the
+# llvm-symbolizer run, "go-pprof-binutils" the other).
+#
 # usage: scripts/compare-speed.sh [PROGRAM PROFILE]
 #   default: the shared corpus's large CPU case, /tmp/rpprof-corpus/large (regenerate its
 #   binary first with ../shared/corpus/large/regenerate.sh)
 # environment: GOOGLE_PPROF (default google-pprof), GO_PPROF (default /opt/anchors/bin/pprof
 #   or pprof), ADDR2LINE_CRATE (default addr2line-crate, then ~/.cargo/bin/addr2line),
-#   SKIP=<comma list of tools to skip: google-pprof,go-pprof,addr2line>
+#   SKIP=<comma list of tools to skip: google-pprof,go-pprof,go-pprof-binutils,addr2line>,
+#   REPEAT=<runs of rpprof and addr2line, the fastest is kept; default 3>
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 prog=${1:-/tmp/rpprof-corpus/large/src/large}
 prof=${2:-/tmp/rpprof-corpus/large/large-cpu.prof}
 skip=",${SKIP:-},"
+repeat=${REPEAT:-3}
 [ -f "$prog" ] && [ -f "$prof" ] || { echo "need PROGRAM and PROFILE (missing $prog or $prof)" >&2; exit 2; }
 
 (cd "$here" && cargo build --release -q --bin rpprof --example file-addrs) || exit 2
@@ -25,36 +31,55 @@ a2l=${ADDR2LINE_CRATE:-$(command -v addr2line-crate || echo "$HOME/.cargo/bin/ad
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# run NAME CMD... : prints "NAME seconds peak_kB" and keeps stdout in $tmp/NAME.out
+# run NAME RUNS CMD... : runs CMD RUNS times (standard input $STDIN, default /dev/null),
+# prints "NAME seconds peak_kB" for the fastest run and keeps its stdout in $tmp/NAME.out
 run() {
-    local name=$1; shift
-    /usr/bin/time -f "%e %M" -o "$tmp/$name.time" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null
-    local rc=$?
-    if [ $rc -ne 0 ]; then echo "$name: failed ($rc): $(tail -1 "$tmp/$name.err")" >&2; return 1; fi
-    read -r secs kb <"$tmp/$name.time"
-    printf '%-14s %8.2f s %9d kB\n' "$name" "$secs" "$kb"
-    echo "$secs $kb" >"$tmp/$name.res"
+    local name=$1 runs=$2; shift 2
+    local best="" bestkb=0 i secs kb
+    for ((i = 0; i < runs; i++)); do
+        /usr/bin/time -f "%e %M" -o "$tmp/$name.time" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" <"${STDIN:-/dev/null}"
+        local rc=$?
+        if [ $rc -ne 0 ]; then echo "$name: failed ($rc): $(tail -1 "$tmp/$name.err")" >&2; return 1; fi
+        read -r secs kb <"$tmp/$name.time"
+        if [ -z "$best" ] || awk -v a="$secs" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+            best=$secs
+        fi
+        [ "$kb" -gt "$bestkb" ] && bestkb=$kb
+    done
+    printf '%-18s %8.2f s %9d kB\n' "$name" "$best" "$bestkb"
+    echo "$best $bestkb" >"$tmp/$name.res"
 }
+
+skipped() { case $skip in *,"$1",*) return 0 ;; esac; return 1; }
 
 echo "program: $prog"
 echo "profile: $prof"
-run rpprof "$rpprof" --text "$prog" "$prof"
-case $skip in *,google-pprof,*) ;; *) command -v "$gpprof" >/dev/null && run google-pprof "$gpprof" --text "$prog" "$prof" ;; esac
-case $skip in *,go-pprof,*) ;; *) [ -x "$gopprof" ] || command -v "$gopprof" >/dev/null && run go-pprof "$gopprof" -text "$prog" "$prof" ;; esac
-case $skip in *,addr2line,*) ;; *)
-    if [ -x "$a2l" ]; then
-        "$here/target/release/examples/file-addrs" "$prog" "$prof" >"$tmp/addrs"
-        echo "($(wc -l <"$tmp/addrs") unique addresses in the program for addr2line)"
-        run addr2line "$a2l" -f -i -C -e "$prog" <"$tmp/addrs" 2>/dev/null || \
-            { /usr/bin/time -f "%e %M" -o "$tmp/addr2line.time" "$a2l" -f -i -C -e "$prog" <"$tmp/addrs" >/dev/null 2>&1 &&
-              read -r s k <"$tmp/addr2line.time" && printf '%-14s %8.2f s %9d kB\n' addr2line "$s" "$k" && echo "$s $k" >"$tmp/addr2line.res"; }
-    fi ;;
-esac
+echo "(fastest of $repeat runs for rpprof and addr2line; peak memory is the largest seen)"
+run rpprof "$repeat" "$rpprof" --text "$prog" "$prof"
+if ! skipped google-pprof && command -v "$gpprof" >/dev/null; then
+    run google-pprof 1 "$gpprof" --text "$prog" "$prof"
+fi
+if [ -x "$gopprof" ] || command -v "$gopprof" >/dev/null; then
+    skipped go-pprof || run go-pprof 1 "$gopprof" -text "$prog" "$prof"
+    if ! skipped go-pprof-binutils && command -v llvm-symbolizer >/dev/null; then
+        # The same without llvm-symbolizer: a PATH holding only binutils' tools.
+        mkdir -p "$tmp/bin"
+        for t in addr2line nm objdump c++filt; do
+            command -v "$t" >/dev/null && ln -sf "$(command -v "$t")" "$tmp/bin/$t"
+        done
+        run go-pprof-binutils 1 env PATH="$tmp/bin" "$gopprof" -text "$prog" "$prof"
+    fi
+fi
+if ! skipped addr2line && [ -x "$a2l" ]; then
+    "$here/target/release/examples/file-addrs" "$prog" "$prof" >"$tmp/addrs"
+    echo "($(wc -l <"$tmp/addrs") unique addresses in the program for addr2line)"
+    STDIN="$tmp/addrs" run addr2line "$repeat" "$a2l" -f -i -C -e "$prog"
+fi
 
 read -r rs rk <"$tmp/rpprof.res"
-for t in google-pprof go-pprof addr2line; do
+for t in google-pprof go-pprof go-pprof-binutils addr2line; do
     [ -f "$tmp/$t.res" ] || continue
     read -r s k <"$tmp/$t.res"
     awk -v t="$t" -v s="$s" -v k="$k" -v rs="$rs" -v rk="$rk" \
-        'BEGIN { printf "rpprof vs %-13s %6.1fx faster, %5.2fx the peak memory\n", t, (rs > 0 ? s / rs : 0), (k > 0 ? rk / k : 0) }'
+        'BEGIN { printf "rpprof vs %-18s %6.1fx faster, %5.2fx the peak memory\n", t, (rs > 0 ? s / rs : 0), (k > 0 ? rk / k : 0) }'
 done

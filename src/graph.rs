@@ -6,6 +6,8 @@
 //! names every frame (functions, `function file:line`, files, or addresses), expands inlined
 //! frames, and keeps each name once per stack so recursion is not counted twice.
 
+use std::sync::Arc;
+
 use rustc_hash::FxHashMap;
 
 use regex::Regex;
@@ -111,7 +113,10 @@ pub fn addr_key(a: u64, width: usize) -> String {
 
 /// The short name pprof matches skip lists against: that of the outermost frame.
 fn outer_short(frames: &[Frame]) -> String {
-    frames.first().map(|f| f.short.clone()).unwrap_or_default()
+    frames
+        .first()
+        .map(|f| f.short.to_string())
+        .unwrap_or_default()
 }
 
 const HEAP_SKIP: &[&str] = &[
@@ -262,7 +267,7 @@ pub fn remove_uninteresting(
             .iter()
             .filter(|(_, frames)| {
                 frames.first().is_some_and(|f| {
-                    skip.contains(&f.short)
+                    skip.contains(&*f.short)
                         || skip_re.as_ref().is_some_and(|r| r.is_match(&f.short))
                 })
             })
@@ -422,9 +427,9 @@ impl Reduced {
 
 /// pprof's `FillFullnameToShortnameMap`: nm routines that share a short name but not an
 /// address get `name@address` so they stay apart.
-fn fullname_to_shortname(symbols: &SymbolTable) -> FxHashMap<String, String> {
-    let mut seen_once: FxHashMap<String, String> = FxHashMap::default();
-    let mut more: rustc_hash::FxHashSet<String> = Default::default();
+fn fullname_to_shortname(symbols: &SymbolTable) -> FxHashMap<Arc<str>, String> {
+    let mut seen_once: FxHashMap<Arc<str>, Arc<str>> = FxHashMap::default();
+    let mut more: rustc_hash::FxHashSet<Arc<str>> = Default::default();
     let entries = symbols.sorted();
     for (_, frames) in &entries {
         let Some(f) = frames.first() else { continue };
@@ -597,7 +602,7 @@ enum Translated {
 fn translate(
     a: u64,
     symbols: &SymbolTable,
-    map: &FxHashMap<String, String>,
+    map: &FxHashMap<Arc<str>, String>,
     opts: &Options,
 ) -> Vec<Translated> {
     let w = opts.address_width;
@@ -605,7 +610,7 @@ fn translate(
     let (frames, symbolized): (&[Frame], bool) = match symbols.get(a) {
         Some(f) => (f, true),
         None => {
-            let astr = addr_key(a, w);
+            let astr: Arc<str> = Arc::from(addr_key(a, w));
             owned = [Frame {
                 function: astr.clone(),
                 fileline: String::new(),

@@ -52,7 +52,7 @@ fn answers(binutils_inline_names: bool) -> Answers {
                 let frames = a2l
                     .lookup(*vma, true)
                     .into_iter()
-                    .map(|f| (f.function, f.place))
+                    .map(|f| (f.function.to_string(), f.place))
                     .collect();
                 (*vma, frames)
             })

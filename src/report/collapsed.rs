@@ -42,7 +42,7 @@ fn names_at(symbols: &SymbolTable, a: u64, width: usize, out: &mut Vec<String>) 
                 } else {
                     f.fileline.as_str()
                 };
-                let name = if f.function == "??" {
+                let name = if &*f.function == "??" {
                     file
                 } else {
                     untagged(&f.function)

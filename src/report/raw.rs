@@ -55,7 +55,7 @@ pub fn write_symbols(
         let key = addr_key(a, width);
         match symbols.get(a) {
             Some(frames) if !frames.is_empty() => {
-                let names: Vec<&str> = frames.iter().map(|f| f.function.as_str()).collect();
+                let names: Vec<&str> = frames.iter().map(|f| &*f.function).collect();
                 writeln!(out, "0x{key} {}", names.join("--"))?;
             }
             _ => writeln!(out, "0x{key} {key}")?,

@@ -180,7 +180,7 @@ struct Parsed {
     /// Line-table file names by index into `file_names`; `None` = unknown.
     file_names: Vec<Option<Arc<str>>>,
     /// Names binutils has since taken from the symbol table (its `function->name = ...`).
-    renamed: RefCell<HashMap<u32, Option<String>>>,
+    renamed: RefCell<HashMap<u32, Option<Arc<str>>>>,
     /// Addresses the unit's line sequences and functions cover, merged and sorted: once a
     /// unit is read, binutils finds it by these too.
     covered: Vec<(u64, u64)>,
@@ -1379,7 +1379,7 @@ impl Tables<'_> {
         lang: Option<DwLang>,
         id: u32,
         binutils_names: bool,
-    ) -> Option<String> {
+    ) -> Option<Arc<str>> {
         let f = &p.funcs[id as usize];
         if let Some(r) = p.renamed.borrow().get(&id) {
             return r.clone();
@@ -1387,15 +1387,15 @@ impl Tables<'_> {
         if f.inlined && !f.is_linkage && !name_is_linkage(lang) && !binutils_names {
             return qualified(f);
         }
-        f.name.as_deref().map(str::to_string)
+        f.name.clone()
     }
 }
 
-fn qualified(f: &Func) -> Option<String> {
+fn qualified(f: &Func) -> Option<Arc<str>> {
     let name = f.name.as_ref()?;
     Some(match &f.scope {
-        Some(s) => format!("{s}::{name}"),
-        None => name.to_string(),
+        Some(s) => Arc::from(format!("{s}::{name}")),
+        None => name.clone(),
     })
 }
 
@@ -1412,7 +1412,7 @@ impl DwarfSource for Dwarf {
         &self,
         vma: u64,
         inlines: bool,
-        symbol: &dyn Fn() -> Option<(u64, String, Option<String>)>,
+        symbol: &dyn Fn() -> super::lookup::SymbolAnswer,
     ) -> Option<Vec<DwarfFrame>> {
         self.cell.with_dependent(|_, t| {
             for u in t.candidates(vma) {
@@ -1424,18 +1424,18 @@ impl DwarfSource for Dwarf {
                 }
                 let lang = t.units[u].lang;
                 let (mut file, lineno, disc) = match line {
-                    Some((f, l, d)) => (f.map(|s| s.to_string()), l, d),
+                    Some((f, l, d)) => (f, l, d),
                     None => (None, 0, 0),
                 };
                 // The innermost name, as binutils' _bfd_dwarf2_find_nearest_line settles it.
-                let name: Option<String> = match func {
+                let name: Option<Arc<str>> = match func {
                     Some(id) => {
                         let f = &p.funcs[id as usize];
                         let renamed = p.renamed.borrow().get(&id).cloned();
                         if let Some(r) = renamed {
                             r
                         } else if f.is_linkage {
-                            f.name.as_deref().map(str::to_string)
+                            f.name.clone()
                         } else if f.inlined && !self.binutils_inline_names {
                             qualified(f)
                         } else {
@@ -1449,14 +1449,11 @@ impl DwarfSource for Dwarf {
                                     let keep = if Some(start) == low {
                                         Some(sname.clone())
                                     } else {
-                                        f.name.as_deref().map(str::to_string)
+                                        f.name.clone()
                                     };
                                     (Some(sname), keep)
                                 }
-                                None => {
-                                    let n = f.name.as_deref().map(str::to_string);
-                                    (n.clone(), n)
-                                }
+                                None => (f.name.clone(), f.name.clone()),
                             };
                             p.renamed.borrow_mut().insert(id, keep);
                             shown
@@ -1486,7 +1483,7 @@ impl DwarfSource for Dwarf {
                         let Some(caller) = f.caller else { break };
                         out.push(DwarfFrame {
                             function: t.display_name(p, lang, caller, self.binutils_inline_names),
-                            file: f.call_file_name(&p.file_names).map(|s| s.to_string()),
+                            file: f.call_file_name(&p.file_names),
                             line: f.call_line,
                             discriminator: disc,
                         });

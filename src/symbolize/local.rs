@@ -16,7 +16,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use regex::Regex;
 
@@ -334,17 +334,19 @@ impl Local {
             Translate::Mapped { start, offset } => to_vma(pc, start, offset, segs, text),
         };
         a2l.prefetch(&pcs.iter().map(|&pc| vma_of(pc)).collect::<Vec<u64>>());
+        // Short names by full name: most functions are named at many addresses.
+        let mut shorts: rustc_hash::FxHashMap<Arc<str>, Arc<str>> = Default::default();
         for &pc in pcs {
             let vma = vma_of(pc);
-            let hex;
-            let nms: Option<(&str, &str)> = if nm.is_empty() {
+            let hex: Arc<str>;
+            let nms: Option<(&Arc<str>, &Arc<str>)> = if nm.is_empty() {
                 None
             } else {
                 Some(match nm.lookup(vma) {
                     Some(r) => (r.short(keep), r.full()),
                     None => {
-                        hex = format!("0x{pc:0w$x}");
-                        (hex.as_str(), hex.as_str())
+                        hex = Arc::from(format!("0x{pc:0w$x}"));
+                        (&hex, &hex)
                     }
                 })
             };
@@ -352,15 +354,22 @@ impl Local {
             let mut out: Vec<Frame> = Vec::with_capacity(frames.len());
             for A2lFrame { function, place } in frames {
                 let fileline = if jeprof { place } else { pprof_place(place) };
-                let short = short_name(&function, keep);
+                let short = match shorts.get(&function) {
+                    Some(s) => s.clone(),
+                    None => {
+                        let s: Arc<str> = Arc::from(short_name(&function, keep));
+                        shorts.insert(function.clone(), s.clone());
+                        s
+                    }
+                };
                 // pprof prefers nm's name when addr2line's is its prefix (nm's has the
                 // argument list and the address tag).
                 out.push(match nms {
-                    Some((nshort, nfull)) if function == "??" || nfull.starts_with(&short) => {
+                    Some((nshort, nfull)) if &*function == "??" || nfull.starts_with(&*short) => {
                         Frame {
-                            function: nfull.to_string(),
+                            function: nfull.clone(),
                             fileline,
-                            short: nshort.to_string(),
+                            short: nshort.clone(),
                         }
                     }
                     _ => Frame {

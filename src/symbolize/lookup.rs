@@ -7,14 +7,17 @@
 //! each a name (`??` when unknown) and a place printed as `file:line`, `file:?` or `??:?`
 //! (with ` (discriminator N)` after a line when the line table has one).
 
+use std::sync::Arc;
+
 use super::demangle;
 use super::elf::{Elf, ElfSym, SymSection, stb, stt};
 
 /// One frame of addr2line output: the demangled function name and the place as printed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct A2lFrame {
-    /// Function name, `??` when unknown.
-    pub function: String,
+    /// Function name, `??` when unknown (shared: most functions are named at many
+    /// addresses).
+    pub function: Arc<str>,
     /// `file:line`, `file:line (discriminator N)`, `file:?` or `??:?` (or `??:0` when the
     /// address is in no section).
     pub place: String,
@@ -24,7 +27,7 @@ impl A2lFrame {
     /// addr2line's answer for an address it knows nothing about.
     pub fn unknown() -> A2lFrame {
         A2lFrame {
-            function: "??".to_string(),
+            function: Arc::from("??"),
             place: "??:0".to_string(),
         }
     }
@@ -34,9 +37,9 @@ impl A2lFrame {
 #[derive(Debug, Clone)]
 pub struct DwarfFrame {
     /// Raw (mangled) function name, if any.
-    pub function: Option<String>,
+    pub function: Option<Arc<str>>,
     /// Source file.
-    pub file: Option<String>,
+    pub file: Option<Arc<str>>,
     /// Line, 0 when unknown.
     pub line: u32,
     /// Discriminator (of the innermost row: addr2line prints it on every frame), 0 when none.
@@ -44,7 +47,7 @@ pub struct DwarfFrame {
 }
 
 /// The ELF symbol binutils falls back on: its start address, raw name and source file.
-pub type SymbolAnswer = Option<(u64, String, Option<String>)>;
+pub type SymbolAnswer = Option<(u64, Arc<str>, Option<Arc<str>>)>;
 
 /// A source of DWARF answers for one file.
 pub trait DwarfSource {
@@ -174,7 +177,7 @@ pub struct Addr2Line<'a> {
     debug_syms: Option<(&'a Elf, SymIndex<'a>)>,
     demangle: bool,
     /// Demangled names by mangled name: most functions are named at many addresses.
-    names: std::cell::RefCell<rustc_hash::FxHashMap<String, String>>,
+    names: std::cell::RefCell<rustc_hash::FxHashMap<Arc<str>, Arc<str>>>,
 }
 
 impl<'a> Addr2Line<'a> {
@@ -233,8 +236,8 @@ impl<'a> Addr2Line<'a> {
                 index.find(sec, vma).map(|(s, file)| {
                     (
                         s.value,
-                        String::from_utf8_lossy(&s.name).into_owned(),
-                        file.map(str::to_string),
+                        Arc::from(String::from_utf8_lossy(&s.name).as_ref()),
+                        file.map(Arc::from),
                     )
                 })
             };
@@ -262,27 +265,27 @@ impl<'a> Addr2Line<'a> {
 
 impl Addr2Line<'_> {
     /// A name as addr2line prints it: demangled (`-C`), `??` when empty.
-    fn demangled(&self, raw: &str) -> String {
-        if raw.is_empty() {
-            return "??".to_string();
-        }
-        if !self.demangle {
-            return raw.to_string();
-        }
+    fn demangled(&self, raw: &str) -> Arc<str> {
         if let Some(d) = self.names.borrow().get(raw) {
             return d.clone();
         }
-        let d = demangle::demangle(raw);
-        self.names.borrow_mut().insert(raw.to_string(), d.clone());
+        let d: Arc<str> = if raw.is_empty() {
+            Arc::from("??")
+        } else if !self.demangle {
+            Arc::from(raw)
+        } else {
+            Arc::from(demangle::demangle(raw))
+        };
+        self.names.borrow_mut().insert(Arc::from(raw), d.clone());
         d
     }
 
-    fn name_of(&self, raw: &[u8]) -> String {
+    fn name_of(&self, raw: &[u8]) -> Arc<str> {
         match std::str::from_utf8(raw) {
             Ok(s) => self.demangled(s),
             // Identifier lengths count bytes: demangle the bytes, not their lossy text.
-            Err(_) if self.demangle => demangle::nm_name(raw),
-            Err(_) => String::from_utf8_lossy(raw).into_owned(),
+            Err(_) if self.demangle => Arc::from(demangle::nm_name(raw)),
+            Err(_) => Arc::from(String::from_utf8_lossy(raw).as_ref()),
         }
     }
 

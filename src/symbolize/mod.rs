@@ -21,6 +21,7 @@ pub mod names;
 pub mod nm;
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
@@ -32,18 +33,19 @@ use rustc_hash::FxHashMap;
 /// profile have the place `?`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Frame {
-    /// The full function name.
-    pub function: String,
+    /// The full function name (shared by the frames of one function).
+    pub function: Arc<str>,
     /// `file:line`, `??:0` or `?`.
     pub fileline: String,
     /// pprof's short name of `function` (see [`names::short_name`]), computed once.
-    pub short: String,
+    pub short: Arc<str>,
 }
 
 impl Frame {
     /// A frame, with its short name; `keep_templates` as `--no_strip_temp`.
-    pub fn new(function: String, fileline: String, keep_templates: bool) -> Frame {
-        let short = names::short_name(&function, keep_templates);
+    pub fn new(function: impl Into<Arc<str>>, fileline: String, keep_templates: bool) -> Frame {
+        let function = function.into();
+        let short = Arc::from(names::short_name(&function, keep_templates));
         Frame {
             function,
             fileline,

@@ -41,29 +41,29 @@ pub struct Routine {
     /// False when pprof replaced a same-address symbol by a code symbol (no tag then).
     tagged: bool,
     width: usize,
-    full: std::sync::OnceLock<String>,
-    short: std::sync::OnceLock<String>,
+    full: std::sync::OnceLock<std::sync::Arc<str>>,
+    short: std::sync::OnceLock<std::sync::Arc<str>>,
 }
 
 impl Routine {
     /// The full name as pprof stores it: nm's printed name with its `<address>` tag (or
     /// without one when pprof replaced a same-address symbol by a code symbol). Demangled on
     /// first use: most routines are never looked up.
-    pub fn full(&self) -> &str {
+    pub fn full(&self) -> &std::sync::Arc<str> {
         self.full.get_or_init(|| {
             let mut n = self.line.printed();
             if self.tagged {
                 n.push_str(&format!("<{:0w$x}>", self.line.addr, w = self.width));
             }
-            n
+            n.into()
         })
     }
 
     /// pprof's short name of [`Routine::full`] (computed once; `keep_templates` must be the
     /// same on every call).
-    pub fn short(&self, keep_templates: bool) -> &str {
+    pub fn short(&self, keep_templates: bool) -> &std::sync::Arc<str> {
         self.short
-            .get_or_init(|| super::names::short_name(self.full(), keep_templates))
+            .get_or_init(|| super::names::short_name(self.full(), keep_templates).into())
     }
 }
 
@@ -330,7 +330,7 @@ mod tests {
             ],
             16,
         );
-        let names: Vec<&str> = t.routines.iter().map(|r| r.full()).collect();
+        let names: Vec<&str> = t.routines.iter().map(|r| &**r.full()).collect();
         assert_eq!(
             names,
             [
@@ -340,10 +340,13 @@ mod tests {
             ]
         );
         assert_eq!(t.fini, Some(0x1040));
-        assert_eq!(t.lookup(0x1005).unwrap().full(), "real");
-        assert_eq!(t.lookup(0x1010).unwrap().full(), "helper<0000000000001010>");
+        assert_eq!(&**t.lookup(0x1005).unwrap().full(), "real");
+        assert_eq!(
+            &**t.lookup(0x1010).unwrap().full(),
+            "helper<0000000000001010>"
+        );
         // Below the first symbol: the first routine, as pprof does.
-        assert_eq!(t.lookup(0x10).unwrap().full(), "real");
+        assert_eq!(&**t.lookup(0x10).unwrap().full(), "real");
         // At or past the last symbol: nothing (its size is unknown).
         assert!(t.lookup(0x1040).is_none());
         assert!(t.lookup(0x9999).is_none());
