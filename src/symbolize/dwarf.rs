@@ -46,6 +46,26 @@ struct Sections {
 }
 
 impl Sections {
+    /// Tells the kernel that the mapped sections' pages are not needed for now: once every
+    /// unit a profile needs is parsed, lookups read only the parsed tables, and the pages
+    /// (tens of MB in a big program) need not stay resident. A page touched again is read
+    /// back from the file.
+    fn release(&self) {
+        for &(start, end) in self.ranges.values() {
+            // SAFETY: `map` is a read-only private mapping of a file that is never written
+            // through it: MADV_DONTNEED only drops the process's copies of unmodified file
+            // pages, and a later access sees the same bytes, read again from the file (or
+            // the page cache). No Rust reference into the mapping is invalidated.
+            let _ = unsafe {
+                self.map.unchecked_advise_range(
+                    memmap2::UncheckedAdvice::DontNeed,
+                    start,
+                    end.saturating_sub(start),
+                )
+            };
+        }
+    }
+
     fn data(&self, id: SectionId) -> &[u8] {
         if let Some(v) = self.owned.get(&id) {
             return v;
@@ -1405,7 +1425,10 @@ impl DwarfSource for Dwarf {
     }
 
     fn prefetch(&self, vmas: &[u64]) {
-        self.cell.with_dependent(|_, t| t.prefetch(vmas));
+        self.cell.with_dependent(|sections, t| {
+            t.prefetch(vmas);
+            sections.release();
+        });
     }
 
     fn frames(
