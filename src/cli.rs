@@ -22,7 +22,23 @@ use crate::report::Mode;
     version,
     about = "Analyze gperftools, tcmalloc and jemalloc profiles (a drop-in pprof/jeprof)",
     override_usage = "rpprof [options] <program> <profiles>...\n       rpprof [options] <profile>...   (program from the profile's memory map, or a symbolized profile)",
+    long_about = "rpprof reads the profiles written by gperftools (tcmalloc's heap profiler and \
+heap samples, growth stacks, the CPU profiler), by jemalloc (prof.dump) and by brpc's /pprof \
+endpoints, symbolizes them from the program's ELF symbols and DWARF debug information \
+(in-process: no nm, addr2line or objdump), and prints the reports of gperftools' pprof \
+(google-pprof) and jemalloc's jeprof, with the same options and, where scripts read them, \
+the same bytes.",
     after_help = "Options may be written --name, -name, --name=value or --name value, abbreviated to any unique prefix, and placed before or after the files. Switches can be turned off with --no<name>.",
+    after_long_help = "Options may be written --name, -name, --name=value or --name value, abbreviated to any unique prefix, and placed before or after the files. Switches can be turned off with --no<name>.
+
+Examples:
+  rpprof --text ./server heap.0003.heap
+  rpprof --base=heap.0001.heap --text ./server heap.0005.heap
+  rpprof --collapsed ./server cpu.prof | flamegraph.pl > cpu.svg
+  rpprof --text --lines ./server cpu.prof
+  rpprof --text localhost:9002/pprof/heap
+
+Exit status: 0 on success, 1 when an input or the command line is refused, 2 on an internal failure.",
     max_term_width = 100
 )]
 pub struct Args {
@@ -139,9 +155,12 @@ pub struct Args {
     /// Accepted for compatibility; rpprof runs no object tools
     #[arg(long, value_name = "prefix")]
     pub tools: Option<String>,
-    /// Print debugging information
+    /// Print debugging information (time and memory of each stage)
     #[arg(long)]
     pub debug: bool,
+    /// Print a completion script for <shell> (bash, zsh, fish, elvish, powershell)
+    #[arg(long, value_name = "shell")]
+    pub completions: Option<clap_complete::Shell>,
     /// Run pprof's self tests (not in rpprof)
     #[arg(long, hide = true)]
     pub test: bool,
