@@ -158,7 +158,7 @@ struct Sequence {
 }
 
 impl Sequence {
-    fn new(rows: Vec<Row>) -> Sequence {
+    fn new(rows: &[Row]) -> Sequence {
         Sequence {
             low: rows.iter().map(|r| r.addr).min().unwrap_or(0),
             rows: rows
@@ -791,20 +791,22 @@ fn decode_lines<'a>(
     let mut seqs: Vec<(Sequence, usize)> = Vec::new();
     let mut instrs = header.instructions();
     let first_file: u32 = if v5 { 0 } else { 1 };
+    // One buffer for the rows of every sequence (each is copied out compactly).
+    let mut rows: Vec<Row> = Vec::new();
     'outer: loop {
         let mut address: u64 = 0;
         let mut op_index: u64 = 0;
         let mut file = first_file;
         let mut line: u64 = 1;
         let mut discriminator: u32 = 0;
-        let mut rows: Vec<Row> = Vec::new();
+        rows.clear();
         let mut any = false;
         loop {
             let ins = match instrs.next_instruction(&header) {
                 Ok(Some(i)) => i,
                 Ok(None) | Err(_) => {
                     if any {
-                        push_seq(&mut seqs, rows);
+                        push_seq(&mut seqs, &mut rows);
                     }
                     break 'outer;
                 }
@@ -909,7 +911,7 @@ fn decode_lines<'a>(
                         line,
                         discriminator,
                     );
-                    push_seq(&mut seqs, std::mem::take(&mut rows));
+                    push_seq(&mut seqs, &mut rows);
                     continue 'outer;
                 }
                 LineInstruction::SetAddress(a) => {
@@ -962,7 +964,7 @@ fn decode_lines<'a>(
     (sorted, names)
 }
 
-fn push_seq(seqs: &mut Vec<(Sequence, usize)>, mut rows: Vec<Row>) {
+fn push_seq(seqs: &mut Vec<(Sequence, usize)>, rows: &mut Vec<Row>) {
     if rows.is_empty() {
         return;
     }
@@ -1150,7 +1152,9 @@ fn scan_functions<'a>(
     // The scope (`a::b`) at each nesting level: that of the enclosing namespaces and classes.
     let mut scope_stack: Vec<Option<Arc<str>>> = Vec::new();
     let mut funcs: Vec<Func> = Vec::new();
-    let mut events: Vec<Vec<NameEvent<'a>>> = Vec::new();
+    // Every function's name events, one function after the other, and how many each has.
+    let mut events: Vec<NameEvent<'a>> = Vec::new();
+    let mut counts: Vec<u32> = Vec::new();
     // Function DIE index at each nesting level (None: not a function).
     let mut nested: Vec<Option<u32>> = Vec::new();
     let mut raw = unit.entries_raw(None).ok()?;
@@ -1181,7 +1185,9 @@ fn scan_functions<'a>(
             if is_scope {
                 for spec in abbrev.attributes() {
                     let Ok(a) = raw.read_attribute(*spec) else {
-                        return Some(finish_functions(dwarf, units, u, funcs, events, &scopes));
+                        return Some(finish_functions(
+                            dwarf, units, u, funcs, events, &counts, &scopes,
+                        ));
                     };
                     if a.name() == constants::DW_AT_name {
                         name = attr_str(dwarf, unit, a.value());
@@ -1225,7 +1231,7 @@ fn scan_functions<'a>(
             range: (0, 0),
             more: (0, 0),
         };
-        let mut ev: Vec<NameEvent<'a>> = Vec::new();
+        let ev_start = events.len();
         ranges.clear();
         let mut low: u64 = 0;
         let mut high: u64 = 0;
@@ -1251,16 +1257,16 @@ fn scan_functions<'a>(
                     }
                 }
                 constants::DW_AT_abstract_origin | constants::DW_AT_specification => {
-                    ev.push(NameEvent::Origin(a.value()));
+                    events.push(NameEvent::Origin(a.value()));
                 }
                 constants::DW_AT_name => {
                     if let Some(s) = attr_arc(dwarf, unit, a.value()) {
-                        ev.push(NameEvent::Name(s));
+                        events.push(NameEvent::Name(s));
                     }
                 }
                 constants::DW_AT_linkage_name | constants::DW_AT_MIPS_linkage_name => {
                     if let Some(s) = attr_arc(dwarf, unit, a.value()) {
-                        ev.push(NameEvent::Linkage(s));
+                        events.push(NameEvent::Linkage(s));
                     }
                 }
                 constants::DW_AT_low_pc => {
@@ -1299,6 +1305,7 @@ fn scan_functions<'a>(
             }
         }
         if bad {
+            events.truncate(ev_start);
             break;
         }
         if high_rel {
@@ -1315,15 +1322,20 @@ fn scan_functions<'a>(
             more_ranges.extend_from_slice(&ranges[1..]);
         }
         // The DIE's own DW_AT_name is in its own scope.
-        if ev.iter().any(|e| matches!(e, NameEvent::Name(_))) {
+        if events[ev_start..]
+            .iter()
+            .any(|e| matches!(e, NameEvent::Name(_)))
+        {
             f.scope = scopes.get(&(u, offset.0)).cloned();
         }
         let id = funcs.len() as u32;
         funcs.push(f);
-        events.push(ev);
+        counts.push((events.len() - ev_start) as u32);
         nested.push(Some(id));
     }
-    Some(finish_functions(dwarf, units, u, funcs, events, &scopes))
+    Some(finish_functions(
+        dwarf, units, u, funcs, events, &counts, &scopes,
+    ))
 }
 
 /// Applies each function's name attributes in DIE order, as binutils reads them.
@@ -1332,15 +1344,17 @@ fn finish_functions<'a>(
     units: &[UnitSlot<'a>],
     u: usize,
     mut funcs: Vec<Func>,
-    events: Vec<Vec<NameEvent<'a>>>,
+    events: Vec<NameEvent<'a>>,
+    counts: &[u32],
     scopes: &HashMap<(usize, usize), Arc<str>>,
 ) -> Vec<Func> {
     let lang = units[u].lang;
     // Abstract instances are shared by many inlined copies: read each once.
     let mut origins: HashMap<(usize, usize), Origin> = HashMap::new();
-    for (f, ev) in funcs.iter_mut().zip(events) {
+    let mut events = events.into_iter();
+    for (f, &n) in funcs.iter_mut().zip(counts) {
         let own_scope = f.scope.take();
-        for e in ev {
+        for e in events.by_ref().take(n as usize) {
             match e {
                 NameEvent::Name(s) => {
                     if f.name.is_none() {
