@@ -334,54 +334,118 @@ impl Local {
             Translate::Mapped { start, offset } => to_vma(pc, start, offset, segs, text),
         };
         a2l.prefetch(&pcs.iter().map(|&pc| vma_of(pc)).collect::<Vec<u64>>());
-        // Short names by full name: most functions are named at many addresses.
-        let mut shorts: rustc_hash::FxHashMap<Arc<str>, Arc<str>> = Default::default();
-        for &pc in pcs {
+        // The lookups (binutils' answers depend on their order) run in this thread; pprof's
+        // naming of their answers runs alongside, in a second one, a chunk behind.
+        table.reserve(pcs.len());
+        let lookup = |pc: u64| {
             let vma = vma_of(pc);
-            let hex: Arc<str>;
-            let nms: Option<(&Arc<str>, &Arc<str>)> = if nm.is_empty() {
-                None
-            } else {
-                Some(match nm.lookup(vma) {
-                    Some(r) => (r.short(keep), r.full()),
-                    None => {
-                        hex = Arc::from(format!("0x{pc:0w$x}"));
-                        (&hex, &hex)
-                    }
-                })
-            };
-            let frames = a2l.lookup(vma, inlines);
-            let mut out: Vec<Frame> = Vec::with_capacity(frames.len());
-            for A2lFrame { function, place } in frames {
-                let fileline = if jeprof { place } else { pprof_place(place) };
-                let short = match shorts.get(&function) {
-                    Some(s) => s.clone(),
-                    None => {
-                        let s: Arc<str> = Arc::from(short_name(&function, keep));
-                        shorts.insert(function.clone(), s.clone());
-                        s
-                    }
-                };
-                // pprof prefers nm's name when addr2line's is its prefix (nm's has the
-                // argument list and the address tag).
-                out.push(match nms {
-                    Some((nshort, nfull)) if &*function == "??" || nfull.starts_with(&*short) => {
-                        Frame {
-                            function: nfull.clone(),
-                            fileline,
-                            short: nshort.clone(),
-                        }
-                    }
-                    _ => Frame {
-                        function,
-                        fileline,
-                        short,
-                    },
-                });
+            (pc, vma, a2l.lookup(vma, inlines))
+        };
+        let mut namer = Namer {
+            nm,
+            keep,
+            jeprof,
+            width: w,
+            shorts: Default::default(),
+        };
+        const CHUNK: usize = 4096;
+        if pcs.len() <= CHUNK {
+            for &pc in pcs {
+                let (pc, vma, frames) = lookup(pc);
+                table.insert(pc, namer.frames(pc, vma, frames));
             }
-            out.reverse();
-            table.insert(pc, out);
+            return;
         }
+        std::thread::scope(|s| {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<(u64, u64, Vec<A2lFrame>)>>(4);
+            let namer_thread = s.spawn(move || {
+                let mut named = Vec::new();
+                for chunk in rx {
+                    for (pc, vma, frames) in chunk {
+                        named.push((pc, namer.frames(pc, vma, frames)));
+                    }
+                }
+                named
+            });
+            for chunk in pcs.chunks(CHUNK) {
+                if tx
+                    .send(chunk.iter().map(|&pc| lookup(pc)).collect())
+                    .is_err()
+                {
+                    break;
+                }
+            }
+            drop(tx);
+            if let Ok(named) = namer_thread.join() {
+                for (pc, frames) in named {
+                    table.insert(pc, frames);
+                }
+            }
+        });
+    }
+}
+
+/// pprof's naming of addr2line's answers for one file: nm's names where they extend
+/// addr2line's, places without discriminators, short names.
+struct Namer<'a> {
+    nm: &'a NmTable,
+    keep: bool,
+    jeprof: bool,
+    width: usize,
+    /// Short names by full name: most functions are named at many addresses.
+    shorts: rustc_hash::FxHashMap<Arc<str>, Arc<str>>,
+}
+
+impl Namer<'_> {
+    /// The frames of `pc` (at file address `vma`), outermost first, from addr2line's answer.
+    fn frames(&mut self, pc: u64, vma: u64, frames: Vec<A2lFrame>) -> Vec<Frame> {
+        let (keep, w) = (self.keep, self.width);
+        let hex: Arc<str>;
+        let nms: Option<(&Arc<str>, &Arc<str>)> = if self.nm.is_empty() {
+            None
+        } else {
+            Some(match self.nm.lookup(vma) {
+                Some(r) => (r.short(keep), r.full()),
+                None => {
+                    hex = Arc::from(format!("0x{pc:0w$x}"));
+                    (&hex, &hex)
+                }
+            })
+        };
+        let mut out: Vec<Frame> = Vec::with_capacity(frames.len());
+        for A2lFrame { function, place } in frames {
+            let fileline = if self.jeprof {
+                place
+            } else {
+                pprof_place(place)
+            };
+            let short = match self.shorts.get(&function) {
+                Some(s) => s.clone(),
+                None => {
+                    let s: Arc<str> = Arc::from(short_name(&function, keep));
+                    self.shorts.insert(function.clone(), s.clone());
+                    s
+                }
+            };
+            // pprof prefers nm's name when addr2line's is its prefix (nm's has the
+            // argument list and the address tag).
+            out.push(match nms {
+                Some((nshort, nfull)) if &*function == "??" || nfull.starts_with(&*short) => {
+                    Frame {
+                        function: nfull.clone(),
+                        fileline,
+                        short: nshort.clone(),
+                    }
+                }
+                _ => Frame {
+                    function,
+                    fileline,
+                    short,
+                },
+            });
+        }
+        out.reverse();
+        out
     }
 }
 

@@ -71,6 +71,11 @@ impl SymbolTable {
         self.map.get(&addr).map(Vec::as_slice)
     }
 
+    /// Makes room for `n` more addresses.
+    pub fn reserve(&mut self, n: usize) {
+        self.map.reserve(n);
+    }
+
     /// Sets the frames at `addr`.
     pub fn insert(&mut self, addr: u64, frames: Vec<Frame>) {
         self.map.insert(addr, frames);
