@@ -8,7 +8,7 @@ use regex::Regex;
 use crate::error::{Error, ErrorKind, Result};
 use crate::graph::{self, Granularity, Stacks};
 use crate::profile::{self, Kind, Profile};
-use crate::report::{Mode, callgrind, collapsed, dot, graphviz, raw, text, traces};
+use crate::report::{Mode, callgrind, collapsed, dot, graphviz, raw, symbols, text, traces};
 use crate::symbolize::{self, NoSymbols, SymbolTable, Symbolize, embedded::Embedded, local::Local};
 use crate::units::Measure;
 
@@ -274,14 +274,50 @@ fn program_from_map(p: &Profile) -> Option<PathBuf> {
         .map(|m| PathBuf::from(&m.path))
 }
 
-/// Runs rpprof: reports go to `out`, messages to `err`.
+/// Runs rpprof: reports go to `out`, messages to `err`; `--symbols` reads standard input.
 pub fn run(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<()> {
+    run_with_input(opts, &mut std::io::stdin().lock(), out, err)
+}
+
+/// [`run`], with `input` as standard input.
+pub fn run_with_input(
+    opts: &Options,
+    input: &mut dyn std::io::BufRead,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<()> {
     let Some(first) = opts.args.first() else {
         return Err(Error::usage("Did not specify program"));
     };
+    if opts.mode == Mode::Symbols {
+        // pprof: the program, then addresses and the memory map on standard input.
+        let program = PathBuf::from(first);
+        if !program.exists() {
+            return Err(Error::io(
+                &program,
+                std::io::Error::from(std::io::ErrorKind::NotFound),
+            ));
+        }
+        let sym_opts = symbolize::Options {
+            lib_prefix: opts.lib_prefix.clone(),
+            add_lib: opts.add_lib.clone(),
+            keep_templates: opts.keep_templates,
+            jeprof: opts.jeprof,
+            address_width: 16,
+            binutils_inline_names: opts.pprof_quirks,
+        };
+        let mut warnings = Vec::new();
+        let mut buf = Vec::new();
+        symbols::write(&mut buf, &program, input, &sym_opts, &mut warnings).map_err(io_err)?;
+        for w in &warnings {
+            writeln!(err, "{w}").map_err(io_err)?;
+        }
+        out.write_all(&buf).map_err(io_err)?;
+        return out.flush().map_err(io_err);
+    }
     if matches!(
         opts.mode,
-        Mode::List | Mode::Disasm | Mode::Symbols | Mode::Interactive | Mode::Flame | Mode::Proto
+        Mode::List | Mode::Disasm | Mode::Interactive | Mode::Flame | Mode::Proto
     ) {
         return Err(Error::not_implemented(format!(
             "the {} output mode",

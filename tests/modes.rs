@@ -583,3 +583,54 @@ fn collapsed_and_callgrind_of_the_builders() {
     assert!(s.contains("calls=3000 0\n"), "{s}");
     assert!(!s.contains("calls=2000"), "{s}");
 }
+
+/// `--symbols`: addresses on standard input (the first `0x...` of each line), the other lines
+/// the memory map; one name per address, in input order. The expected names are what
+/// google-pprof 2.10 printed for the same input (libc's addresses left out: they depend on the
+/// installed libc); `0x1`, outside every mapping, is named like pprof names it.
+#[test]
+fn symbols_names_addresses_from_standard_input() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let case = common::root().join("testdata").join("t-heap");
+    let heap = std::fs::read_to_string(case.join("theap.hprof.0001.heap")).unwrap();
+    let map = heap.split("MAPPED_LIBRARIES:\n").nth(1).unwrap();
+    let input = format!(
+        "0x560063244ae6\n0x5600632450be\n0x5600632444ef\n0x560063244671\n\
+         foo 0x560063244abc bar 0x1\n0x1\n{map}"
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rpprof"))
+        .arg("--symbols")
+        .arg(case.join("theap"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "tdata::store::Slab::take\none_round\nmain\n_start\ntdata::render::paint\n__abi_tag\n"
+    );
+
+    // A program that does not exist is an error, before anything is read.
+    let out = Command::new(env!("CARGO_BIN_EXE_rpprof"))
+        .args(["--symbols", "/nonexistent/prog"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert!(
+        text(&out.stderr).contains("/nonexistent/prog"),
+        "{}",
+        text(&out.stderr)
+    );
+}

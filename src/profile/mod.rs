@@ -150,7 +150,7 @@ pub struct Profile {
 }
 
 impl Profile {
-    fn new(kind: Kind, format: Format, header: String) -> Profile {
+    pub(crate) fn new(kind: Kind, format: Format, header: String) -> Profile {
         Profile {
             kind,
             format,

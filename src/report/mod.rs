@@ -5,6 +5,7 @@ pub mod collapsed;
 pub mod dot;
 pub mod graphviz;
 pub mod raw;
+pub mod symbols;
 pub mod text;
 pub mod traces;
 
