@@ -8,7 +8,7 @@ use regex::Regex;
 use crate::error::{Error, ErrorKind, Result};
 use crate::graph::{self, Granularity, Stacks};
 use crate::profile::{self, Kind, Profile};
-use crate::report::{Mode, callgrind, collapsed, dot, graphviz, raw, symbols, text, traces};
+use crate::report::{Mode, callgrind, collapsed, dot, flame, graphviz, raw, symbols, text, traces};
 use crate::symbolize::{self, NoSymbols, SymbolTable, Symbolize, embedded::Embedded, local::Local};
 use crate::units::Measure;
 
@@ -317,7 +317,7 @@ pub fn run_with_input(
     }
     if matches!(
         opts.mode,
-        Mode::List | Mode::Disasm | Mode::Interactive | Mode::Flame | Mode::Proto
+        Mode::List | Mode::Disasm | Mode::Interactive | Mode::Proto
     ) {
         return Err(Error::not_implemented(format!(
             "the {} output mode",
@@ -406,8 +406,15 @@ pub fn run_with_input(
             }
         }
     }
+    // A differential flame graph draws the base beside the profile instead of subtracting.
+    let mut flame_base = None;
     if let Some(b) = &base {
-        merged = merged.subtract(&stacks_of(&b.profile.samples, index), opts.drop_negative);
+        let b = stacks_of(&b.profile.samples, index);
+        if opts.mode == Mode::Flame {
+            flame_base = Some(b);
+        } else {
+            merged = merged.subtract(&b, opts.drop_negative);
+        }
     }
     let main = &inputs[0].profile;
     let mut warnings = Vec::new();
@@ -480,6 +487,7 @@ pub fn run_with_input(
         ignore: ignore.as_ref(),
         topts: &topts,
         opts,
+        flame_base: flame_base.as_ref(),
     };
 
     let program_name = program_name(program.as_deref(), &inputs[0]);
@@ -508,6 +516,8 @@ pub fn run_with_input(
     }
     let view = View {
         program: &program_name,
+        profile: &inputs[0].path,
+        base: base.as_ref().map(|b| b.path.as_path()),
         period: main.period,
     };
     if jeprof && opts.thread.is_some() {
@@ -572,6 +582,8 @@ struct Ctx<'a> {
     ignore: Option<&'a Regex>,
     topts: &'a text::TextOptions,
     opts: &'a Options,
+    /// `--flame --base`: the base, drawn beside the profile rather than subtracted.
+    flame_base: Option<&'a Stacks>,
 }
 
 impl Ctx<'_> {
@@ -595,6 +607,21 @@ impl Ctx<'_> {
         match self.opts.mode {
             Mode::Collapsed => {
                 collapsed::write(out, &st, self.symbols, w).map_err(io_err)?;
+            }
+            Mode::Flame => {
+                let base = self
+                    .flame_base
+                    .map(|b| self.filtered(b.clone(), &mut Vec::new()));
+                let fo = self.flame_options(view);
+                match flame::write(out, &st, base.as_ref(), self.symbols, w, &fo) {
+                    Ok(()) => {}
+                    Err(flame::FlameError::Empty) => {
+                        return Err(Error::refused(
+                            "no stacks to draw: every value is below one",
+                        ));
+                    }
+                    Err(flame::FlameError::Io(e)) => return Err(io_err(e)),
+                }
             }
             Mode::Callgrind => {
                 let calls = callgrind::extract_calls(&st, self.symbols, self.gopts.jeprof);
@@ -672,6 +699,50 @@ impl Ctx<'_> {
         st
     }
 
+    /// The title and labels of `--flame`.
+    fn flame_options(&self, view: &View<'_>) -> flame::FlameOptions {
+        let name = |p: &Path| {
+            p.file_name().map_or_else(
+                || p.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            )
+        };
+        let program = name(Path::new(view.program));
+        let (what, count_name) = match (self.kind, self.topts.measure) {
+            (Kind::Cpu, _) => ("CPU", "samples"),
+            (Kind::Contention, Measure::Samples) => ("lock contentions", "contentions"),
+            (Kind::Contention, _) => ("lock contention delay", "ns"),
+            (Kind::Thread, _) => ("threads", "threads"),
+            (Kind::Growth, Measure::Objects) => ("heap growth", "objects"),
+            (Kind::Growth, _) => ("heap growth", "bytes"),
+            (Kind::Heap, m) => {
+                let alloc = matches!(
+                    self.opts.heap_value,
+                    HeapValue::AllocSpace | HeapValue::AllocObjects
+                );
+                match (alloc, m) {
+                    (false, Measure::Objects) => ("in-use objects", "objects"),
+                    (false, _) => ("in-use memory", "bytes"),
+                    (true, Measure::Objects) => ("allocated objects", "objects"),
+                    (true, _) => ("allocated memory", "bytes"),
+                }
+            }
+        };
+        let mut subtitle = format!("{what}, in {count_name}");
+        if let Some(b) = view.base {
+            subtitle.push_str(&format!(
+                "; differential against {}: red grew, blue shrank",
+                name(b)
+            ));
+        }
+        flame::FlameOptions {
+            title: format!("{program}: {}", name(view.profile)),
+            subtitle,
+            count_name: count_name.to_string(),
+            memory: matches!(self.kind, Kind::Heap | Kind::Growth),
+        }
+    }
+
     /// Go pprof's names and units for `--traces`.
     fn traces_options(&self, view: &View<'_>) -> traces::TracesOptions {
         use crate::units::Measure;
@@ -730,6 +801,10 @@ impl Ctx<'_> {
 struct View<'a> {
     /// The program, as pprof names it (`binary=` of a symbolized profile, or `(unknown)`).
     program: &'a str,
+    /// The (first) profile.
+    profile: &'a Path,
+    /// The base profile.
+    base: Option<&'a Path>,
     /// The main profile's sampling period.
     period: u64,
 }

@@ -55,13 +55,10 @@ fn names_at(symbols: &SymbolTable, a: u64, width: usize, out: &mut Vec<String>) 
     }
 }
 
-/// Writes the collapsed stacks of `stacks`.
-pub fn write(
-    out: &mut dyn Write,
-    stacks: &Stacks,
-    symbols: &SymbolTable,
-    width: usize,
-) -> io::Result<()> {
+/// The collapsed stacks of `stacks`: `root;...;leaf` and its value, sorted by text. Stacks
+/// of different addresses can give the same text (two call sites in one function); they
+/// stay separate lines, as pprof prints them.
+pub fn lines(stacks: &Stacks, symbols: &SymbolTable, width: usize) -> Vec<(String, f64)> {
     let mut lines: Vec<(String, f64)> = Vec::with_capacity(stacks.map.len());
     let mut names: Vec<String> = Vec::new();
     for (stack, &v) in &stacks.map {
@@ -76,7 +73,17 @@ pub fn write(
         a.0.cmp(&b.0)
             .then(a.1.partial_cmp(&b.1).unwrap_or(std::cmp::Ordering::Equal))
     });
-    for (text, v) in lines {
+    lines
+}
+
+/// Writes the collapsed stacks of `stacks`.
+pub fn write(
+    out: &mut dyn Write,
+    stacks: &Stacks,
+    symbols: &SymbolTable,
+    width: usize,
+) -> io::Result<()> {
+    for (text, v) in lines(stacks, symbols, width) {
         writeln!(out, "{text} {}", perl_int(v))?;
     }
     Ok(())

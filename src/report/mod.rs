@@ -3,6 +3,7 @@
 pub mod callgrind;
 pub mod collapsed;
 pub mod dot;
+pub mod flame;
 pub mod graphviz;
 pub mod raw;
 pub mod symbols;
