@@ -203,16 +203,75 @@ const CPU_SKIP: &[&str] = &[
     "__restore",
 ];
 
-/// pprof's `RemoveUninterestingFrames`: drops allocator frames from heap stacks, lock
-/// bookkeeping from contention stacks, the profiler's signal handler from CPU stacks, and a
-/// second CPU frame that is the same in every stack (saying so in `notes`).
-pub fn remove_uninteresting(
+/// What pprof's `RemoveUninterestingFrames` takes out of every stack of one profile: a
+/// second CPU frame that is the same in every stack (`second_frames` times over), and the
+/// frames at `skipped` addresses (allocator, lock bookkeeping, signal handler).
+#[derive(Debug, Default)]
+pub struct Trim {
+    /// How many times the second frame is removed.
+    pub second_frames: usize,
+    /// The addresses whose frames are dropped.
+    pub skipped: rustc_hash::FxHashSet<u64>,
+    /// jeprof's rules (everything below an allocator frame goes too).
+    pub jeprof: bool,
+}
+
+impl Trim {
+    /// One removal of the second frame, and of the frame after it when it is the caller
+    /// of the leaf (pprof's rule for the signal handler's return address).
+    fn remove_second(&self, k: &mut Vec<u64>) {
+        if k.len() < 2 {
+            return;
+        }
+        let top = k[0];
+        k.remove(1);
+        if !self.jeprof && k.len() > 2 && k[1].wrapping_add(1) == top {
+            k.remove(1);
+        }
+    }
+
+    fn is_skipped(&self, a: u64) -> bool {
+        !self.skipped.is_empty() && self.skipped.contains(&a)
+    }
+
+    /// The frames removed from one stack.
+    fn drop_skipped(&self, k: &[u64]) -> Vec<u64> {
+        let mut path: Vec<u64> = Vec::with_capacity(k.len());
+        for &a in k {
+            if self.is_skipped(a) {
+                if self.jeprof {
+                    // jeprof drops everything below an allocator frame too.
+                    path.clear();
+                }
+                continue;
+            }
+            path.push(a);
+        }
+        path
+    }
+
+    /// `stack` without its uninteresting frames.
+    pub fn apply(&self, stack: &[u64]) -> Vec<u64> {
+        let mut k = stack.to_vec();
+        for _ in 0..self.second_frames {
+            self.remove_second(&mut k);
+        }
+        if k.iter().any(|&a| self.is_skipped(a)) {
+            k = self.drop_skipped(&k);
+        }
+        k
+    }
+}
+
+/// Works out the [`Trim`] of a profile whose stacks are `stacks`, and returns the stacks with
+/// the second CPU frames already removed (saying so in `notes`).
+pub fn uninteresting(
     stacks: Stacks,
     symbols: &SymbolTable,
     kind: Kind,
     opts: &Options,
     notes: &mut Vec<String>,
-) -> Stacks {
+) -> (Stacks, Trim) {
     let mut skip: rustc_hash::FxHashSet<String> = Default::default();
     let mut skip_re: Option<Regex> = None;
     match kind {
@@ -232,6 +291,10 @@ pub fn remove_uninteresting(
         }
         _ => {}
     }
+    let mut trim = Trim {
+        jeprof: opts.jeprof,
+        ..Trim::default()
+    };
     let mut stacks = stacks;
     if kind == Kind::Cpu {
         while let Some(second) = second_pc_always_same(&stacks) {
@@ -247,23 +310,17 @@ pub fn remove_uninteresting(
             }
             notes.push(format!("Removing {name} from all stack traces."));
             let mut r = Stacks::default();
-            for (k, v) in stacks.map {
-                let top = k[0];
-                let mut k = k;
-                k.remove(1);
-                if !opts.jeprof && k.len() > 2 && k[1].wrapping_add(1) == top {
-                    k.remove(1);
-                }
+            for (mut k, v) in stacks.map {
+                trim.remove_second(&mut k);
                 r.add(k, v);
             }
             stacks = r;
+            trim.second_frames += 1;
         }
     }
     // The addresses to drop: few, so checking each frame against them is cheap.
-    let skipped: rustc_hash::FxHashSet<u64> = if skip.is_empty() && skip_re.is_none() {
-        Default::default()
-    } else {
-        symbols
+    if !skip.is_empty() || skip_re.is_some() {
+        trim.skipped = symbols
             .iter()
             .filter(|(_, frames)| {
                 frames.first().is_some_and(|f| {
@@ -272,11 +329,30 @@ pub fn remove_uninteresting(
                 })
             })
             .map(|(a, _)| a)
-            .collect()
-    };
-    let is_skipped = |a: u64| !skipped.is_empty() && skipped.contains(&a);
-    if skipped.is_empty() || !stacks.map.keys().any(|k| k.iter().any(|&a| is_skipped(a))) {
-        return if opts.jeprof && (opts.retain.is_some() || opts.exclude.is_some()) {
+            .collect();
+    }
+    (stacks, trim)
+}
+
+/// pprof's `RemoveUninterestingFrames`: drops allocator frames from heap stacks, lock
+/// bookkeeping from contention stacks, the profiler's signal handler from CPU stacks, and a
+/// second CPU frame that is the same in every stack (saying so in `notes`).
+pub fn remove_uninteresting(
+    stacks: Stacks,
+    symbols: &SymbolTable,
+    kind: Kind,
+    opts: &Options,
+    notes: &mut Vec<String>,
+) -> Stacks {
+    let (stacks, trim) = uninteresting(stacks, symbols, kind, opts, notes);
+    let frames_filter = opts.jeprof && (opts.retain.is_some() || opts.exclude.is_some());
+    if trim.skipped.is_empty()
+        || !stacks
+            .map
+            .keys()
+            .any(|k| k.iter().any(|&a| trim.is_skipped(a)))
+    {
+        return if frames_filter {
             filter_frames(stacks, symbols, opts)
         } else {
             stacks
@@ -285,24 +361,13 @@ pub fn remove_uninteresting(
     let mut r = Stacks::default();
     r.map.reserve(stacks.map.len());
     for (k, v) in stacks.map {
-        if !k.iter().any(|&a| is_skipped(a)) {
+        if !k.iter().any(|&a| trim.is_skipped(a)) {
             r.add(k, v);
             continue;
         }
-        let mut path: Vec<u64> = Vec::with_capacity(k.len());
-        for &a in &k {
-            if is_skipped(a) {
-                if opts.jeprof {
-                    // jeprof drops everything below an allocator frame too.
-                    path.clear();
-                }
-                continue;
-            }
-            path.push(a);
-        }
-        r.add(path, v);
+        r.add(trim.drop_skipped(&k), v);
     }
-    if opts.jeprof && (opts.retain.is_some() || opts.exclude.is_some()) {
+    if frames_filter {
         r = filter_frames(r, symbols, opts);
     }
     r

@@ -8,7 +8,9 @@ use regex::Regex;
 use crate::error::{Error, ErrorKind, Result};
 use crate::graph::{self, Granularity, Stacks};
 use crate::profile::{self, Kind, Profile};
-use crate::report::{Mode, callgrind, collapsed, dot, flame, graphviz, raw, symbols, text, traces};
+use crate::report::{
+    Mode, callgrind, collapsed, dot, flame, graphviz, proto, raw, symbols, text, traces,
+};
 use crate::symbolize::{self, NoSymbols, SymbolTable, Symbolize, embedded::Embedded, local::Local};
 use crate::units::Measure;
 
@@ -315,10 +317,7 @@ pub fn run_with_input(
         out.write_all(&buf).map_err(io_err)?;
         return out.flush().map_err(io_err);
     }
-    if matches!(
-        opts.mode,
-        Mode::List | Mode::Disasm | Mode::Interactive | Mode::Proto
-    ) {
+    if matches!(opts.mode, Mode::List | Mode::Disasm | Mode::Interactive) {
         return Err(Error::not_implemented(format!(
             "the {} output mode",
             opts.mode.flag()
@@ -392,7 +391,8 @@ pub fn run_with_input(
 
     // The samples become one stack → value map; they are kept only where a report lists
     // them (--stacks), reads them per thread (--thread) or writes them back (--raw).
-    let keep_samples = opts.stacks || opts.thread.is_some() || opts.mode == Mode::Raw;
+    let keep_samples =
+        opts.stacks || opts.thread.is_some() || matches!(opts.mode, Mode::Raw | Mode::Proto);
     let mut merged = Stacks::default();
     for i in inputs.iter_mut() {
         if keep_samples {
@@ -507,6 +507,44 @@ pub fn run_with_input(
             &mut notes,
         )?;
         timer.stage(err, "aggregate and render");
+        for n in &notes {
+            writeln!(err, "{n}").map_err(io_err)?;
+        }
+        out.write_all(&buf).map_err(io_err)?;
+        out.flush().map_err(io_err)?;
+        return Ok(());
+    }
+    if opts.mode == Mode::Proto {
+        let main = &inputs[0].profile;
+        let records = inputs
+            .iter()
+            .map(|i| (i, false))
+            .chain(base.iter().map(|b| (b, true)))
+            .flat_map(|(i, is_base)| i.profile.samples.iter().map(move |s| (s, is_base)));
+        // The frames pprof would not show (allocator, signal handler) are left out, as
+        // from every report.
+        let mut all = Stacks::default();
+        for (s, _) in records.clone() {
+            all.add_ref(&s.stack, 1.0);
+        }
+        let (_, trim) = graph::uninteresting(all, &symbols, kind, &gopts, &mut notes);
+        let job = proto::ProtoJob {
+            kind,
+            sample_types: &main.sample_types,
+            selected: index,
+            period: main.period,
+            samples: records
+                .map(|(s, base)| proto::Record {
+                    stack: trim.apply(&s.stack),
+                    values: &s.values,
+                    base,
+                })
+                .collect(),
+            mappings: &main.mappings,
+            symbols: &symbols,
+        };
+        proto::write(&mut buf, &job).map_err(io_err)?;
+        timer.stage(err, "write profile.proto");
         for n in &notes {
             writeln!(err, "{n}").map_err(io_err)?;
         }
