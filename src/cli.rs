@@ -573,6 +573,7 @@ impl Args {
             jeprof,
             debug: self.debug,
             pprof_quirks: self.pprof_quirks,
+            routines: self.list.clone().or_else(|| self.disasm.clone()),
             graph: CallGraph {
                 nodecount: self.nodecount.unwrap_or(80),
                 nodefraction: self.nodefraction.unwrap_or(0.005),

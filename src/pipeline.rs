@@ -9,7 +9,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::graph::{self, Granularity, Stacks};
 use crate::profile::{self, Kind, Profile};
 use crate::report::{
-    Mode, callgrind, collapsed, dot, flame, graphviz, proto, raw, symbols, text, traces,
+    Mode, callgrind, collapsed, dot, flame, graphviz, list, proto, raw, symbols, text, traces,
 };
 use crate::symbolize::{self, NoSymbols, SymbolTable, Symbolize, embedded::Embedded, local::Local};
 use crate::units::Measure;
@@ -87,6 +87,8 @@ pub struct Options {
     pub jeprof: bool,
     /// `--debug`: print the time each stage took to the message stream.
     pub debug: bool,
+    /// `--list=<re>` (or `--disasm=<re>`): the routines to show.
+    pub routines: Option<String>,
     /// `--pprof_quirks`: reproduce google-pprof's known mistakes, for byte-identical output
     /// (see README's differences table).
     pub pprof_quirks: bool,
@@ -317,7 +319,7 @@ pub fn run_with_input(
         out.write_all(&buf).map_err(io_err)?;
         return out.flush().map_err(io_err);
     }
-    if matches!(opts.mode, Mode::List | Mode::Disasm | Mode::Interactive) {
+    if matches!(opts.mode, Mode::Disasm | Mode::Interactive) {
         return Err(Error::not_implemented(format!(
             "the {} output mode",
             opts.mode.flag()
@@ -510,6 +512,35 @@ pub fn run_with_input(
         for n in &notes {
             writeln!(err, "{n}").map_err(io_err)?;
         }
+        out.write_all(&buf).map_err(io_err)?;
+        out.flush().map_err(io_err)?;
+        return Ok(());
+    }
+    if opts.mode == Mode::List {
+        let st = ctx.filtered(merged, &mut notes);
+        let values = list::AddressValues::of(st.map.iter().map(|(k, v)| (k.as_slice(), *v)));
+        let pattern = opts.routines.as_deref().unwrap_or("");
+        let re = Regex::new(pattern).map_err(|e| {
+            Error::usage(format!("--list: bad regular expression {pattern:?}: {e}"))
+        })?;
+        let main = &inputs[0].profile;
+        let mut warnings = Vec::new();
+        let routines = match program.clone().or_else(|| program_from_map(main)) {
+            Some(p) => Local::new(&p, &main.mappings, &sym_opts).listed_routines(
+                &addrs,
+                &re,
+                &|a| values.cum.contains_key(&a),
+                &mut warnings,
+            ),
+            None => Vec::new(),
+        };
+        let mut msgs: Vec<u8> = Vec::new();
+        list::write(&mut buf, &mut msgs, &routines, &values, measure).map_err(io_err)?;
+        timer.stage(err, "list");
+        for n in notes.iter().chain(&warnings) {
+            writeln!(err, "{n}").map_err(io_err)?;
+        }
+        err.write_all(&msgs).map_err(io_err)?;
         out.write_all(&buf).map_err(io_err)?;
         out.flush().map_err(io_err)?;
         return Ok(());

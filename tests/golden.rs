@@ -24,6 +24,11 @@ struct Row {
 }
 
 fn text_rows() -> Vec<Row> {
+    rows(|a| a == "--text")
+}
+
+/// The recorded rows with an argument for which `pick` is true.
+fn rows(pick: impl Fn(&str) -> bool) -> Vec<Row> {
     let testdata = common::root().join("testdata");
     let mut cases: Vec<PathBuf> = std::fs::read_dir(&testdata)
         .expect("testdata/")
@@ -38,7 +43,7 @@ fn text_rows() -> Vec<Row> {
             let tool = r.command.first().map(String::as_str).unwrap_or("");
             if r.exit != 0
                 || !(tool.ends_with("/google-pprof") || tool.ends_with("/jeprof"))
-                || !r.command.iter().any(|a| a == "--text")
+                || !r.command.iter().any(|a| pick(a))
             {
                 continue;
             }
@@ -183,6 +188,28 @@ fn text_rows_equal_google_pprof_by_default() {
         .collect();
     let (compared, failures) = replay(&rows, &[]);
     assert!(compared >= 100, "only {compared} rows compared");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// `--list` reads the programs' sources where their DWARF says they are, under
+/// `/tmp/rpprof-corpus/<case>` (where they were built); the test links them there when
+/// nothing is.
+#[test]
+fn list_rows_equal_google_pprof() {
+    if let Some(why) = system_libraries_differ() {
+        return common::skip("list_rows_equal_google_pprof", &why);
+    }
+    let rows = rows(|a| a.starts_with("--list"));
+    let root = Path::new("/tmp/rpprof-corpus");
+    let _ = std::fs::create_dir_all(root);
+    for r in &rows {
+        let at = root.join(&r.case);
+        if std::fs::symlink_metadata(&at).is_err() {
+            let _ = std::os::unix::fs::symlink(common::root().join("testdata").join(&r.case), &at);
+        }
+    }
+    let (compared, failures) = replay(&rows, &[]);
+    assert!(compared >= 6, "only {compared} rows compared");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

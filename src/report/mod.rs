@@ -5,6 +5,7 @@ pub mod collapsed;
 pub mod dot;
 pub mod flame;
 pub mod graphviz;
+pub mod list;
 pub mod proto;
 pub mod raw;
 pub mod symbols;

@@ -577,3 +577,157 @@ mod tests {
         assert_eq!(pprof_place("a.c:7".into()), "a.c:7");
     }
 }
+
+/// A run of bytes of one routine with the same source place, for `--list`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceRun {
+    /// First absolute address.
+    pub start: u64,
+    /// One past the last absolute address.
+    pub end: u64,
+    /// The place in the routine being listed (the outermost frame, as pprof's
+    /// `GetTopLevelLineNumbers` picks it): file and line, line -1 when unknown.
+    pub file: String,
+    /// See `file`.
+    pub line: i64,
+}
+
+/// A routine whose source `--list` prints.
+#[derive(Debug, Clone)]
+pub struct ListedRoutine {
+    /// pprof's short name.
+    pub short: Arc<str>,
+    /// Its bytes, in address order, grouped by source place.
+    pub runs: Vec<SourceRun>,
+}
+
+/// The longest routine `--list` reads (past it, nm's end address is not a routine's).
+const MAX_LISTED_BYTES: u64 = 1 << 20;
+
+/// The absolute address of a file address: [`to_vma`] backwards.
+fn to_abs(vma: u64, start: u64, offset: u64, segments: &[super::elf::Segment]) -> u64 {
+    let file_off = segments
+        .iter()
+        .find(|s| vma >= s.vaddr && vma - s.vaddr < s.memsz.max(s.filesz))
+        .map_or(vma, |s| vma - s.vaddr + s.offset);
+    file_off.wrapping_sub(offset).wrapping_add(start)
+}
+
+/// The place objdump's `-l` would print for a byte, as pprof reads it: `file:line` only (a
+/// line with a discriminator, `file:line (discriminator 3)`, is not read, so the place
+/// before it stays).
+fn objdump_place(place: &str) -> Option<(String, i64)> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let c = re(&RE, r"\s*([^:\s]+):(\d+)\s*$").captures(place)?;
+    Some((c[1].to_string(), c[2].parse().ok()?))
+}
+
+/// The place addr2line gives the outermost frame, as pprof's `GetTopLevelLineNumbers`
+/// reads it: `file:line` exactly. google-pprof drops a discriminator and reads an unknown
+/// line (`:?`) as line 0 first; jeprof does neither, so it does not read those places.
+fn top_level_place(place: &str, jeprof: bool) -> Option<(String, i64)> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let mut place = place;
+    let zero;
+    if !jeprof {
+        place = place.split(" (discriminator ").next().unwrap_or(place);
+        if let Some(p) = place.strip_suffix(":?") {
+            zero = format!("{p}:0");
+            place = &zero;
+        }
+    }
+    let c = re(&RE, r"^(.*):(\d+)$").captures(place)?;
+    Some((c[1].to_string(), c[2].parse().ok()?))
+}
+
+impl Local {
+    /// pprof's `PrintListing` routine selection: in each file of the profile's map, the
+    /// routines whose names (as pprof's nm table has them) match `re`, by short name, that
+    /// hold an address for which `wanted` is true; with the source place of each byte.
+    pub fn listed_routines(
+        &mut self,
+        addrs: &[u64],
+        re: &Regex,
+        wanted: &dyn Fn(u64) -> bool,
+        warnings: &mut Vec<String>,
+    ) -> Vec<ListedRoutine> {
+        // pprof goes through the files in memory-map order (address order), the program's
+        // catch-all range last.
+        let mut libs = self.libs(addrs, warnings);
+        let catch_all = libs.pop();
+        libs.sort_by_key(|l| l.start);
+        libs.extend(catch_all);
+        let keep = self.opts.keep_templates;
+        let jeprof = self.opts.jeprof;
+        let mut out = Vec::new();
+        for lib in &libs {
+            let image_path = Self::debugging_library(&lib.path).unwrap_or_else(|| lib.path.clone());
+            let segments = if image_path != lib.path {
+                Elf::open(&lib.path).ok().map(|e| e.segments.clone())
+            } else {
+                None
+            };
+            let Some(img) = self.image(&image_path, warnings) else {
+                continue;
+            };
+            let segs = segments.as_deref().unwrap_or(&img.elf.segments);
+            let abs_of = |vma: u64| match lib.translate {
+                Translate::Identity => vma,
+                Translate::Mapped { start, offset } => to_abs(vma, start, offset, segs),
+            };
+            let nm = img.nm.get_or_init(|| NmTable::new(&img.elf));
+            let mut chosen: Vec<&super::nm::Routine> = nm
+                .routines
+                .iter()
+                .filter(|r| r.end > r.start && re.is_match(r.full()))
+                .filter(|r| {
+                    let (a, b) = (abs_of(r.start), abs_of(r.end));
+                    a >= lib.start && a <= lib.finish && (a..b).any(wanted)
+                })
+                .collect();
+            // pprof sorts by short name, leaving ties in hash order; rpprof by full name then.
+            chosen.sort_by(|a, b| {
+                a.short(keep)
+                    .cmp(b.short(keep))
+                    .then_with(|| a.full().cmp(b.full()))
+            });
+            if chosen.is_empty() {
+                continue;
+            }
+            let a2l = Addr2Line::new(&img.elf, img.dwarf.as_deref());
+            let inlines = nm.fini.is_some();
+            for r in chosen {
+                let mut runs: Vec<SourceRun> = Vec::new();
+                let end = r.end.min(r.start.saturating_add(MAX_LISTED_BYTES));
+                let mut objdump = (String::new(), -1);
+                for vma in r.start..end {
+                    let frames = a2l.lookup(vma, inlines);
+                    if let Some(p) = frames.first().and_then(|f| objdump_place(&f.place)) {
+                        objdump = p;
+                    }
+                    let (file, line) = frames
+                        .last()
+                        .and_then(|f| top_level_place(&f.place, jeprof))
+                        .unwrap_or_else(|| objdump.clone());
+                    let abs = abs_of(vma);
+                    match runs.last_mut() {
+                        Some(last) if last.file == file && last.line == line && last.end == abs => {
+                            last.end = abs + 1;
+                        }
+                        _ => runs.push(SourceRun {
+                            start: abs,
+                            end: abs + 1,
+                            file,
+                            line,
+                        }),
+                    }
+                }
+                out.push(ListedRoutine {
+                    short: r.short(keep).clone(),
+                    runs,
+                });
+            }
+        }
+        out
+    }
+}

@@ -32,4 +32,5 @@ for p in tcont.contention tcont.contentionz; do
     ref google-pprof $p svg                   tcont --svg
 done
 
+ref google-pprof tcont.contention list tcont --list=.
 finish_case tcont.cc

@@ -33,4 +33,7 @@ if ! grep -q '^Removing .* from all stack traces\.$' refs/tcpu-leaf.prof/google-
     echo "warning: tcpu-leaf.prof did not trigger 'Removing ... from all stack traces.'" >&2
 fi
 
+# --list: annotated source (pprof disassembles with objdump only for the lines)
+ref google-pprof tcpu-pie.prof   list            tcpu-pie   --list=.
+ref google-pprof tcpu-nopie.prof list-sieve-tree tcpu-nopie '--list=sieve|tree'
 finish_case tcpu.c twork.c twork.h tplugin.c

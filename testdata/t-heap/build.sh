@@ -31,4 +31,6 @@ heap_refs google-pprof theap theap.hprof.0003.heap theap.hprof.0001.heap
 heap_refs google-pprof theap theap.heapv2
 heap_refs google-pprof theap theap.growth
 
+# --list with names that have no overloads: pprof orders same-named routines by hash
+ref google-pprof theap.heapv2 list-some theap '--list=one_round|grow|raster'
 finish_case theap.cc

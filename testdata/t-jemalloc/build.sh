@@ -27,4 +27,5 @@ done
 # google-pprof takes the format for a CPU profile and fails; kept to show it.
 ref google-pprof tje.0003.heap text tje --text
 
+ref jeprof tje.0003.heap list tje --list=.
 finish_case tje.c

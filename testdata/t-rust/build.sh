@@ -38,4 +38,5 @@ heap_refs google-pprof trust    trust.hprof.0002.heap trust.hprof.0001.heap
 heap_refs google-pprof trust    trust.hprof.0003.heap trust.hprof.0001.heap
 heap_refs google-pprof trust-v0 trust-v0.hprof.0001.heap
 
+ref google-pprof trust.hprof.0003.heap list trust --list=.
 finish_case Cargo.toml src

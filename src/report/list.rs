@@ -1,0 +1,226 @@
+//! `--list=<regexp>`: the source of every routine matching the regular expression that has
+//! samples, each line with its flat and cumulative values (pprof's `PrintListing` and
+//! `PrintSource`).
+//!
+//! pprof disassembles each routine with `objdump -d -l` only to learn the source line of
+//! each instruction; rpprof asks its DWARF reader for the line of each byte instead, which
+//! gives the same lines without binutils. The listing rules are pprof's: the routine's file
+//! is the first one its code names, its lines run from the first line seen in that file to
+//! the last one, extended while the source stays indented deeper than the first line;
+//! samples at places outside that range go to the next place inside it, or to the last
+//! line; five lines of context are shown around it, the body between `---` marks.
+
+use std::collections::HashMap;
+use std::io::{self, Write};
+
+use crate::symbolize::local::ListedRoutine;
+use crate::units::Measure;
+
+/// Flat and cumulative values per address, as pprof derives them from a profile reduced to
+/// addresses (each address counted once per stack).
+#[derive(Debug, Default)]
+pub struct AddressValues {
+    /// Value of the stacks whose leaf is the address.
+    pub flat: HashMap<u64, f64>,
+    /// Value of the stacks holding the address.
+    pub cum: HashMap<u64, f64>,
+}
+
+impl AddressValues {
+    /// The values of `stacks` (leaf first).
+    pub fn of<'a>(stacks: impl Iterator<Item = (&'a [u64], f64)>) -> AddressValues {
+        let mut r = AddressValues::default();
+        let mut seen: Vec<u64> = Vec::new();
+        for (stack, v) in stacks {
+            seen.clear();
+            for &a in stack {
+                // pprof skips addresses above 0x7fffffffffffffff ("fake entries on RH9").
+                if a > 0x7fff_ffff_ffff_ffff || seen.contains(&a) {
+                    continue;
+                }
+                seen.push(a);
+            }
+            if let Some(&leaf) = seen.first() {
+                *r.flat.entry(leaf).or_default() += v;
+            }
+            for &a in &seen {
+                *r.cum.entry(a).or_default() += v;
+            }
+        }
+        r
+    }
+
+    fn sum(map: &HashMap<u64, f64>, start: u64, end: u64) -> f64 {
+        if end.saturating_sub(start) as usize > map.len() {
+            map.iter()
+                .filter(|(a, _)| (start..end).contains(a))
+                .map(|(_, v)| v)
+                .sum()
+        } else {
+            (start..end).filter_map(|a| map.get(&a)).sum()
+        }
+    }
+}
+
+/// pprof's `Indentation`: leading white space of a line with text, -1 for a blank line.
+fn indentation(line: &str) -> i64 {
+    match line.find(|c: char| !c.is_whitespace()) {
+        Some(i) => line[..i].chars().count() as i64,
+        None => -1,
+    }
+}
+
+/// pprof's `CleanFileName`.
+fn clean_file_name(f: &str) -> &str {
+    let f = f.strip_prefix("/proc/self/cwd/").unwrap_or(f);
+    f.strip_prefix("./").unwrap_or(f)
+}
+
+/// Source lines without line ends (and without carriage returns, as pprof drops them).
+fn read_lines(path: &str) -> io::Result<Vec<String>> {
+    let data = std::fs::read(path)?;
+    let text = String::from_utf8_lossy(&data).replace('\r', "");
+    let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
+    if text.ends_with('\n') {
+        lines.pop();
+    }
+    Ok(lines)
+}
+
+/// Writes the listing of each routine; problems (no file name, unreadable source) go to
+/// `err` as pprof prints them, and the routine is skipped.
+pub fn write(
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    routines: &[ListedRoutine],
+    values: &AddressValues,
+    measure: Measure,
+) -> io::Result<()> {
+    let alt = |v: f64| {
+        if v == 0.0 {
+            ".".to_string()
+        } else {
+            measure.unparse(v)
+        }
+    };
+    for r in routines {
+        let runs = &r.runs;
+        let Some(filename) = runs.iter().find(|e| e.line >= 0).map(|e| e.file.clone()) else {
+            writeln!(err, "no filename found in {}", r.short)?;
+            continue;
+        };
+        let mut lastline = runs
+            .iter()
+            .filter(|e| e.file == filename)
+            .map(|e| e.line)
+            .max()
+            .unwrap_or(0)
+            .max(0);
+        let firstline = runs
+            .iter()
+            .find(|e| e.file == filename)
+            .map_or(1, |e| e.line);
+        let source = match read_lines(&filename) {
+            Ok(l) => l,
+            Err(e) => {
+                // As Perl prints `$!`: the system's message only.
+                let msg = e.to_string();
+                let msg = msg.split(" (os error").next().unwrap_or(&msg);
+                writeln!(err, "{filename}: {msg}")?;
+                continue;
+            }
+        };
+        // Extend the last line while the source stays indented as deep as the first line.
+        let oldlastline = lastline;
+        let mut first_indentation = -1;
+        for (i, text) in source.iter().enumerate() {
+            let l = i as i64 + 1;
+            let indent = indentation(text);
+            if l >= firstline && first_indentation < 0 && indent >= 0 {
+                first_indentation = indent;
+                if first_indentation == 0 {
+                    break;
+                }
+            }
+            if l >= lastline && indent >= 0 {
+                if indent >= first_indentation {
+                    lastline = l + 1;
+                } else {
+                    break;
+                }
+            }
+        }
+        // Samples at places outside the range move on to the next place inside it.
+        let mut flat_at: HashMap<i64, f64> = HashMap::new();
+        let mut cum_at: HashMap<i64, f64> = HashMap::new();
+        let (mut running1, mut running2, mut total1, mut total2) = (0.0, 0.0, 0.0, 0.0);
+        for e in runs {
+            let c1 = AddressValues::sum(&values.flat, e.start, e.end);
+            let c2 = AddressValues::sum(&values.cum, e.start, e.end);
+            running1 += c1;
+            running2 += c2;
+            total1 += c1;
+            total2 += c2;
+            if e.file == filename && e.line >= firstline && e.line <= lastline {
+                *flat_at.entry(e.line).or_default() += running1;
+                *cum_at.entry(e.line).or_default() += running2;
+                running1 = 0.0;
+                running2 = 0.0;
+            }
+        }
+        *flat_at.entry(lastline).or_default() += running1;
+        *cum_at.entry(lastline).or_default() += running2;
+
+        writeln!(
+            out,
+            "ROUTINE ====================== {} in {}",
+            r.short,
+            clean_file_name(&filename)
+        )?;
+        writeln!(
+            out,
+            "{:>6} {:>6} Total {} (flat / cumulative)",
+            measure.unparse(total1),
+            measure.unparse(total2),
+            measure.units()
+        )?;
+        for (i, text) in source.iter().enumerate() {
+            let l = i as i64 + 1;
+            if l >= firstline - 5 && (l <= oldlastline + 5 || l <= lastline) {
+                if l == firstline {
+                    out.write_all(b"---\n")?;
+                }
+                let n1 = flat_at.get(&l).copied().unwrap_or(0.0);
+                let n2 = cum_at.get(&l).copied().unwrap_or(0.0);
+                writeln!(out, "{:>6} {:>6} {:>4}: {}", alt(n1), alt(n2), l, text)?;
+                if l == lastline {
+                    out.write_all(b"---\n")?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn indentation_as_pprof() {
+        assert_eq!(indentation("    x"), 4);
+        assert_eq!(indentation("x"), 0);
+        assert_eq!(indentation("   "), -1);
+        assert_eq!(indentation(""), -1);
+    }
+
+    #[test]
+    fn each_address_once_per_stack() {
+        let s1 = [1u64, 2, 1, 3];
+        let v = AddressValues::of([(&s1[..], 5.0)].into_iter());
+        assert_eq!(v.flat.get(&1), Some(&5.0));
+        assert_eq!(v.cum.get(&1), Some(&5.0));
+        assert_eq!(v.cum.get(&3), Some(&5.0));
+        assert_eq!(AddressValues::sum(&v.cum, 1, 3), 10.0);
+    }
+}
