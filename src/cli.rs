@@ -574,6 +574,7 @@ impl Args {
             debug: self.debug,
             pprof_quirks: self.pprof_quirks,
             routines: self.list.clone().or_else(|| self.disasm.clone()),
+            seconds: self.seconds,
             graph: CallGraph {
                 nodecount: self.nodecount.unwrap_or(80),
                 nodefraction: self.nodefraction.unwrap_or(0.005),

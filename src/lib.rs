@@ -35,6 +35,7 @@ pub mod error;
 pub mod graph;
 pub mod pipeline;
 pub mod profile;
+pub mod remote;
 pub mod report;
 pub mod symbolize;
 pub mod units;

@@ -8,6 +8,7 @@ use regex::Regex;
 use crate::error::{Error, ErrorKind, Result};
 use crate::graph::{self, Granularity, Stacks};
 use crate::profile::{self, Kind, Profile};
+use crate::remote;
 use crate::report::{
     Mode, callgrind, collapsed, dot, flame, graphviz, list, proto, raw, symbols, text, traces,
 };
@@ -89,6 +90,8 @@ pub struct Options {
     pub debug: bool,
     /// `--list=<re>` (or `--disasm=<re>`): the routines to show.
     pub routines: Option<String>,
+    /// `--seconds`: length of a remote CPU or contention profile (30).
+    pub seconds: Option<u64>,
     /// `--pprof_quirks`: reproduce google-pprof's known mistakes, for byte-identical output
     /// (see README's differences table).
     pub pprof_quirks: bool,
@@ -215,9 +218,6 @@ fn read_file(arg: &str) -> Result<(PathBuf, Vec<u8>)> {
     let path = PathBuf::from(arg);
     match std::fs::read(&path) {
         Ok(d) => Ok((path, d)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && is_remote(arg) => Err(
-            Error::not_implemented(format!("fetching the remote profile {arg}")),
-        ),
         Err(e) => Err(Error::io(&path, e)),
     }
 }
@@ -226,6 +226,56 @@ fn read_profile(arg: &str) -> Result<Input> {
     let (path, data) = read_file(arg)?;
     let profile = profile::parse(&data, &path)?;
     Ok(Input { path, profile })
+}
+
+/// The arguments after remote profiles were fetched.
+struct Fetched {
+    /// The program and profile arguments, fetched profiles replaced by their saved copies.
+    args: Vec<String>,
+    /// `--base`, likewise.
+    base: Option<String>,
+    /// When the first argument was remote (no local program): its server and the program's
+    /// name there, for the symbol page.
+    symbol_page: Option<(remote::Target, String)>,
+}
+
+/// True for an argument fetched over HTTP: remote-looking and not a local file.
+fn fetch_this(arg: &str) -> bool {
+    is_remote(arg) && !Path::new(arg).exists()
+}
+
+/// pprof's `FetchDynamicProfiles`: fetches every remote argument (and a remote `--base`),
+/// saves it, and puts the saved file in its place.
+fn fetch_remote(opts: &Options, err: &mut dyn Write) -> Result<Fetched> {
+    let mut f = Fetched {
+        args: opts.args.clone(),
+        base: opts.base.clone(),
+        symbol_page: None,
+    };
+    if !f.args.iter().chain(f.base.iter()).any(|a| fetch_this(a)) {
+        return Ok(f);
+    }
+    let program = if fetch_this(&f.args[0]) {
+        writeln!(err, "Using remote profile at {}.", f.args[0]).map_err(io_err)?;
+        let target = remote::Target::parse(&f.args[0]);
+        let name = remote::program_name(&target)?;
+        f.symbol_page = Some((target, name.clone()));
+        name
+    } else {
+        f.args[0].clone()
+    };
+    let seconds = opts.seconds.unwrap_or(30);
+    for a in f.args.iter_mut().chain(f.base.iter_mut()) {
+        if fetch_this(a) {
+            let mut msgs = Vec::new();
+            let r = remote::fetch_profile(&remote::Target::parse(a), &program, seconds, &mut msgs);
+            for m in &msgs {
+                writeln!(err, "{m}").map_err(io_err)?;
+            }
+            *a = r?.to_string_lossy().into_owned();
+        }
+    }
+    Ok(f)
 }
 
 /// What the first argument is.
@@ -239,11 +289,6 @@ enum First {
 fn classify(arg: &str, n_args: usize) -> Result<First> {
     let path = Path::new(arg);
     if !path.exists() {
-        if is_remote(arg) {
-            return Err(Error::not_implemented(format!(
-                "fetching the remote profile {arg}"
-            )));
-        }
         if n_args < 2 {
             return Err(Error::io(
                 path,
@@ -326,18 +371,22 @@ pub fn run_with_input(
         )));
     }
     let mut timer = Timer::new(opts.debug);
+    // Remote profiles are fetched and saved first; from then on they are local files.
+    let fetched = fetch_remote(opts, err)?;
+    let (args, base_arg) = (&fetched.args, fetched.base.as_ref());
+    let first = &args[0];
     // Sort out the program and the profiles.
     let mut program: Option<PathBuf> = None;
     let mut profile_args: Vec<&String> = Vec::new();
-    match classify(first, opts.args.len())? {
+    match classify(first, args.len())? {
         First::Program => {
             program = Some(PathBuf::from(first));
-            profile_args.extend(opts.args.iter().skip(1));
+            profile_args.extend(args.iter().skip(1));
             if profile_args.is_empty() {
                 return Err(Error::usage("Did not specify profile file"));
             }
         }
-        First::Profile => profile_args.extend(opts.args.iter()),
+        First::Profile => profile_args.extend(args.iter()),
     }
     // pprof reads the first profile, then the others from the last argument back.
     let mut inputs: Vec<Input> = Vec::with_capacity(profile_args.len());
@@ -345,10 +394,25 @@ pub fn run_with_input(
     for a in profile_args[1..].iter().rev() {
         inputs.push(read_profile(a)?);
     }
-    let base = match &opts.base {
+    let base = match base_arg {
         Some(b) => Some(read_profile(b)?),
         None => None,
     };
+    // Without a local program, the server names the addresses (its /pprof/symbol page).
+    if let Some((target, name)) = &fetched.symbol_page {
+        let mut all: Vec<u64> = inputs
+            .iter()
+            .chain(base.iter())
+            .flat_map(|i| i.profile.addresses())
+            .collect();
+        all.sort_unstable();
+        all.dedup();
+        let names = remote::symbols(target, &all)?;
+        inputs[0].profile.symbols = Some(profile::EmbeddedSymbols {
+            binary: Some(name.clone()),
+            names,
+        });
+    }
     timer.stage(err, "read profiles");
     let symbolized = inputs[0].profile.symbols.is_some();
     if program.is_some()

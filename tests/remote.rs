@@ -1,0 +1,302 @@
+//! Remote profiles against a real gperftools server on loopback: `testdata/t-remote`'s
+//! `tremote` (tcmalloc and the CPU profiler behind the `/pprof/*` pages), built here when g++
+//! and libgoogle-perftools-dev are installed (skipped, saying so, otherwise). Each test starts
+//! its own server on a free port of 127.0.0.1 and its own `PPROF_TMPDIR`; nothing reaches
+//! beyond loopback, and the server exits on its own after ten minutes at most.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::OnceLock;
+
+/// The built server, or why there is none.
+fn server_binary() -> Result<PathBuf, String> {
+    static BUILT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            if !common::have("g++") {
+                return Err("g++ is not installed".into());
+            }
+            if !Path::new("/usr/include/gperftools/malloc_extension.h").exists() {
+                return Err("libgoogle-perftools-dev is not installed".into());
+            }
+            let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("tremote");
+            let src = common::root().join("testdata/t-remote/tremote.cc");
+            let st = Command::new("g++")
+                .args([
+                    "-O1",
+                    "-g",
+                    "-fno-omit-frame-pointer",
+                    "-pthread",
+                    "-rdynamic",
+                    "-o",
+                ])
+                .arg(&out)
+                .arg(&src)
+                .arg("-ltcmalloc_and_profiler")
+                .status()
+                .map_err(|e| format!("g++: {e}"))?;
+            if !st.success() {
+                return Err("g++ could not build tremote".into());
+            }
+            Ok(out)
+        })
+        .clone()
+}
+
+/// A running server; killed when dropped.
+struct Server {
+    child: Child,
+    port: u16,
+    binary: PathBuf,
+    tmpdir: PathBuf,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start(test: &str) -> Option<Server> {
+    let binary = match server_binary() {
+        Ok(b) => b,
+        Err(why) => {
+            common::skip(test, &why);
+            return None;
+        }
+    };
+    let mut child = Command::new(&binary)
+        .arg("0")
+        .env("TCMALLOC_SAMPLE_PARAMETER", "4096")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start tremote");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("port line");
+    let port: u16 = line.trim().parse().expect("a port number");
+    let tmpdir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("pprof-{test}"));
+    let _ = std::fs::remove_dir_all(&tmpdir);
+    Some(Server {
+        child,
+        port,
+        binary,
+        tmpdir,
+    })
+}
+
+impl Server {
+    fn url(&self, page: &str) -> String {
+        format!("127.0.0.1:{}{page}", self.port)
+    }
+
+    fn rpprof(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_rpprof"));
+        c.args(args).env("PPROF_TMPDIR", &self.tmpdir);
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        c.output().expect("run rpprof")
+    }
+
+    /// The files saved in PPROF_TMPDIR.
+    fn saved(&self) -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(&self.tmpdir)
+            .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+            .unwrap_or_default();
+        v.sort();
+        v
+    }
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn ok(out: &Output) -> String {
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+/// The fetched profile, with and without the local program: named functions either way, and
+/// with the program the report of the saved copy.
+fn check_page(test: &str, page: &str, extra: &[&str], names: &[&str]) {
+    let Some(s) = start(test) else { return };
+    let url = s.url(page);
+    let bin = s.binary.to_string_lossy().into_owned();
+
+    // Without the program: names from /pprof/symbol, the program's name from /pprof/cmdline.
+    let mut args = vec!["--text"];
+    args.extend_from_slice(extra);
+    args.push(&url);
+    let out = s.rpprof(&args, &[]);
+    let report = ok(&out);
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(&format!("Using remote profile at {url}.")),
+        "{err}"
+    );
+    assert!(err.contains("Wrote profile to "), "{err}");
+    for n in names {
+        assert!(report.contains(n), "no {n} in\n{report}");
+    }
+    let saved = s.saved();
+    assert_eq!(saved.len(), 1, "{saved:?}");
+    let name = saved[0].file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        name.starts_with("tremote.") && name.contains(".127.0.0.1"),
+        "{name}"
+    );
+
+    // With the program: symbolized locally, and the same report as the saved copy's.
+    let mut args = vec!["--text"];
+    args.extend_from_slice(extra);
+    args.push(&bin);
+    args.push(&url);
+    let report = ok(&s.rpprof(&args, &[]));
+    for n in names {
+        assert!(report.contains(n), "no {n} in\n{report}");
+    }
+    let newest = s
+        .saved()
+        .into_iter()
+        .max_by_key(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok())
+        .unwrap();
+    let mut args = vec!["--text"];
+    args.extend_from_slice(extra);
+    let newest = newest.to_string_lossy().into_owned();
+    args.push(&bin);
+    args.push(&newest);
+    assert_eq!(report, ok(&s.rpprof(&args, &[])));
+}
+
+#[test]
+fn heap_page() {
+    check_page(
+        "heap_page",
+        "/pprof/heap",
+        &[],
+        &["remote_alloc_big", "remote_alloc_small"],
+    );
+}
+
+#[test]
+fn growth_page() {
+    check_page("growth_page", "/pprof/growth", &[], &["remote_alloc_big"]);
+}
+
+#[test]
+fn cpu_profile_page() {
+    check_page(
+        "cpu_profile_page",
+        "/pprof/profile",
+        &["--seconds=1"],
+        &["remote_busy_spin", "remote_busy_hash"],
+    );
+}
+
+/// One failing fetch: exit status 1, nothing on stdout, one `rpprof:` line with `want`.
+fn fails(s: &Server, args: &[&str], env: &[(&str, &str)], want: &str) {
+    let out = s.rpprof(args, env);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(out.stdout.is_empty());
+    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("rpprof:")).collect();
+    assert_eq!(errors.len(), 1, "{err}");
+    assert!(errors[0].contains(want), "{err}");
+}
+
+#[test]
+fn failures_are_one_clear_line() {
+    let Some(s) = start("failures_are_one_clear_line") else {
+        return;
+    };
+    let bin = s.binary.to_string_lossy().into_owned();
+    let u = |p: &str| s.url(p);
+    fails(
+        &s,
+        &["--text", &bin, &u("/status/500/pprof/heap")],
+        &[],
+        "HTTP 500 Internal Server Error",
+    );
+    fails(
+        &s,
+        &["--text", &bin, &u("/auth/pprof/heap")],
+        &[],
+        "HTTP 401 Unauthorized (authentication",
+    );
+    fails(
+        &s,
+        &["--text", &bin, &u("/garbage/pprof/heap")],
+        &[],
+        "not a profile: \"<html>hello</html>\"",
+    );
+    fails(
+        &s,
+        &["--text", &bin, &u("/missing/pprof/heap")],
+        &[],
+        "HTTP 404",
+    );
+    fails(
+        &s,
+        &["--text", &u("/status/500/pprof/heap")],
+        &[],
+        "/pprof/cmdline: HTTP 500",
+    );
+    fails(
+        &s,
+        &[
+            "--text",
+            &format!("https://127.0.0.1:{}/pprof/heap", s.port),
+        ],
+        &[],
+        "https is not supported",
+    );
+    // A port nothing listens on (taken, then freed).
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    fails(
+        &s,
+        &["--text", &bin, &format!("127.0.0.1:{port}/pprof/heap")],
+        &[],
+        "cannot connect",
+    );
+    // A page that answers after 10 s, with a 1 s timeout.
+    fails(
+        &s,
+        &["--text", &bin, &u("/slow/pprof/heap")],
+        &[("RPPROF_HTTP_TIMEOUT", "1")],
+        "timed out",
+    );
+    // Nothing was saved for the failures.
+    assert!(
+        s.saved()
+            .iter()
+            .all(|p| !p.file_name().unwrap().to_string_lossy().starts_with(".tmp"))
+    );
+}
+
+/// A mistyped local file is never taken for a URL, server or not.
+#[test]
+fn missing_file_is_not_a_url() {
+    let out = Command::new(env!("CARGO_BIN_EXE_rpprof"))
+        .args(["--text", "heap.prof"])
+        .env("PPROF_TMPDIR", env!("CARGO_TARGET_TMPDIR"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("heap.prof: No such file"),
+        "{}",
+        text(&out.stderr)
+    );
+}
