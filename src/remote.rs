@@ -8,7 +8,7 @@
 //! program, the program's name comes from `/pprof/cmdline` and the symbols from
 //! `/pprof/symbol`.
 //!
-//! HTTP goes through ureq (blocking, no async runtime, no TLS in this build: `https://` is
+//! HTTP goes through ureq 3 (blocking, no async runtime, no TLS in this build: `https://` is
 //! refused with a clear message). Every failure is one line: the URL and what went wrong
 //! (status and the first bytes of the body, a refused connection, a timeout).
 
@@ -104,11 +104,15 @@ impl Client {
     /// A client whose requests give up after `timeout` (connecting: 10 s at most).
     pub fn new(timeout: Duration) -> Client {
         let timeout = timeout_override().map_or(timeout, Duration::from_secs);
-        let agent = ureq::AgentBuilder::new()
-            .timeout_connect(timeout.min(Duration::from_secs(10)))
-            .timeout(timeout)
-            .redirects(5)
-            .build();
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .proxy(None)
+            .max_redirects(5)
+            .user_agent(concat!("rpprof/", env!("CARGO_PKG_VERSION")))
+            .timeout_connect(Some(timeout.min(Duration::from_secs(10))))
+            .timeout_global(Some(timeout))
+            .build()
+            .into();
         Client { agent, timeout }
     }
 
@@ -121,67 +125,72 @@ impl Client {
         Ok(())
     }
 
-    fn body(
-        &self,
-        url: &str,
-        r: std::result::Result<ureq::Response, ureq::Error>,
-    ) -> Result<Vec<u8>> {
-        match r {
-            Ok(resp) => {
-                let mut body = Vec::new();
-                resp.into_reader()
-                    .take(MAX_BODY)
-                    .read_to_end(&mut body)
-                    .map_err(|e| self.io_error(url, &e))?;
-                Ok(body)
+    fn timed_out(&self, url: &str) -> Error {
+        Error::refused(format!(
+            "{url}: no answer within {} s (timed out)",
+            self.timeout.as_secs()
+        ))
+    }
+
+    /// One line for a request that failed before an answer came.
+    fn transport_error(&self, url: &str, e: ureq::Error) -> Error {
+        match e {
+            ureq::Error::Timeout(_) => self.timed_out(url),
+            ureq::Error::Io(io)
+                if matches!(
+                    io.kind(),
+                    std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock
+                ) =>
+            {
+                self.timed_out(url)
             }
-            Err(ureq::Error::Status(code, resp)) => {
-                let reason = resp.status_text().to_string();
-                let mut head = Vec::new();
-                let _ = resp.into_reader().take(120).read_to_end(&mut head);
-                let head = String::from_utf8_lossy(&head);
-                let head: String = head.split_whitespace().collect::<Vec<_>>().join(" ");
-                let what = match code {
-                    401 | 403 => " (authentication required or refused)",
-                    404 => " (no such page: is this a pprof endpoint?)",
-                    _ => "",
-                };
-                Err(Error::refused(format!(
-                    "{url}: HTTP {code} {reason}{what}: {head:?}"
-                )))
+            ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => {
+                Error::refused(format!("{url}: cannot connect: connection refused"))
             }
-            Err(ureq::Error::Transport(t)) => {
-                let msg = t.to_string();
-                let timed_out = msg.contains("timed out") || msg.contains("WouldBlock");
-                if timed_out {
-                    Err(Error::refused(format!(
-                        "{url}: no answer within {} s (timed out)",
-                        self.timeout.as_secs()
-                    )))
-                } else if t.kind() == ureq::ErrorKind::ConnectionFailed {
-                    // ureq's message repeats the URL; its cause is what matters.
-                    let cause = std::error::Error::source(&t)
-                        .map_or_else(|| msg.clone(), |c| c.to_string());
-                    Err(Error::refused(format!("{url}: cannot connect: {cause}")))
-                } else {
-                    Err(Error::refused(format!("{url}: {msg}")))
-                }
+            ureq::Error::ConnectionFailed => Error::refused(format!(
+                "{url}: cannot connect: connection refused or failed"
+            )),
+            ureq::Error::HostNotFound => {
+                Error::refused(format!("{url}: cannot connect: host not found"))
             }
+            other => Error::refused(format!("{url}: {other}")),
         }
     }
 
-    fn io_error(&self, url: &str, e: &std::io::Error) -> Error {
-        if matches!(
-            e.kind(),
-            std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock
-        ) {
-            Error::refused(format!(
-                "{url}: no answer within {} s (timed out)",
-                self.timeout.as_secs()
-            ))
-        } else {
-            Error::refused(format!("{url}: reading the answer: {e}"))
+    fn body(
+        &self,
+        url: &str,
+        r: std::result::Result<ureq::http::Response<ureq::Body>, ureq::Error>,
+    ) -> Result<Vec<u8>> {
+        let mut resp = r.map_err(|e| self.transport_error(url, e))?;
+        let status = resp.status();
+        let mut reader = resp.body_mut().with_config().limit(MAX_BODY).reader();
+        if !status.is_success() {
+            let code = status.as_u16();
+            let reason = status.canonical_reason().unwrap_or("");
+            let mut head = Vec::new();
+            let _ = reader.by_ref().take(120).read_to_end(&mut head);
+            let head = String::from_utf8_lossy(&head);
+            let head: String = head.split_whitespace().collect::<Vec<_>>().join(" ");
+            let what = match code {
+                401 | 403 => " (authentication required or refused)",
+                404 => " (no such page: is this a pprof endpoint?)",
+                _ => "",
+            };
+            return Err(Error::refused(format!(
+                "{url}: HTTP {code} {reason}{what}: {head:?}"
+            )));
         }
+        let mut body = Vec::new();
+        reader.read_to_end(&mut body).map_err(|e| {
+            // ureq reports its own errors inside io::Error.
+            match e.into_inner().map(|i| i.downcast::<ureq::Error>()) {
+                Some(Ok(u)) => self.transport_error(url, *u),
+                Some(Err(other)) => Error::refused(format!("{url}: reading the answer: {other}")),
+                None => Error::refused(format!("{url}: the answer was cut short")),
+            }
+        })?;
+        Ok(body)
     }
 
     /// GET `url`: the body of a 2xx answer, else one error line.
@@ -193,7 +202,7 @@ impl Client {
     /// POST `data` to `url`.
     pub fn post(&self, url: &str, data: &[u8]) -> Result<Vec<u8>> {
         Self::check_scheme(url)?;
-        self.body(url, self.agent.post(url).send_bytes(data))
+        self.body(url, self.agent.post(url).send(data))
     }
 }
 
