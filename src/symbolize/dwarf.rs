@@ -317,6 +317,9 @@ pub fn find_debug_file(elf: &Elf) -> Option<PathBuf> {
     let (name, crc) = elf.debuglink.as_ref()?;
     let real = std::fs::canonicalize(&elf.path).unwrap_or_else(|_| elf.path.clone());
     let dir = real.parent().unwrap_or(Path::new("/"));
+    // binutils appends the name to each directory: a name that starts with `/` does not
+    // leave it (Path::join would make it the whole path).
+    let name = name.strip_prefix("/").unwrap_or(name);
     let mut candidates = vec![dir.join(name), dir.join(".debug").join(name)];
     let rel = dir.strip_prefix("/").unwrap_or(dir);
     candidates.push(Path::new(DEBUGDIR).join(rel).join(name));
@@ -324,6 +327,10 @@ pub fn find_debug_file(elf: &Elf) -> Option<PathBuf> {
 }
 
 fn crc_matches(path: &Path, crc: u32) -> bool {
+    // Only regular files: a debug link naming a device or a FIFO must not hang the read.
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
     match std::fs::read(path) {
         Ok(data) => crc32fast::hash(&data) == crc,
         Err(_) => false,
