@@ -179,9 +179,16 @@ struct Input {
 fn compile(re: &Option<String>, what: &str) -> Result<Option<Regex>> {
     match re {
         None => Ok(None),
-        Some(s) => Regex::new(s)
-            .map(Some)
-            .map_err(|e| Error::usage(format!("--{what}: bad regular expression {s:?}: {e}"))),
+        Some(s) => Regex::new(s).map(Some).map_err(|e| {
+            // regex's message spans lines (the pattern, a caret, "error: ..."): one line.
+            let msg = e.to_string();
+            let why = msg
+                .lines()
+                .rev()
+                .find_map(|l| l.strip_prefix("error: "))
+                .unwrap_or_else(|| msg.lines().next().unwrap_or_default());
+            Error::usage(format!("--{what}: bad regular expression {s:?}: {why}"))
+        }),
     }
 }
 
@@ -291,6 +298,15 @@ pub fn run_with_input(
     let Some(first) = opts.args.first() else {
         return Err(Error::usage("Did not specify program"));
     };
+    // Bad regular expressions are usage errors: found before any work is done.
+    for (re, what) in [
+        (&opts.focus, "focus"),
+        (&opts.ignore, "ignore"),
+        (&opts.retain, "retain"),
+        (&opts.exclude, "exclude"),
+    ] {
+        compile(re, what)?;
+    }
     if opts.mode == Mode::Symbols {
         // pprof: the program, then addresses and the memory map on standard input.
         let program = PathBuf::from(first);
