@@ -725,3 +725,97 @@ fn symbols_mode_on_bad_input() {
         check(&out, &format!("--symbols with {input:?}"));
     }
 }
+
+/// Runs rpprof in `dir`, killing it after `secs` seconds: for inputs that used to make it
+/// wait forever.
+fn run_with_timeout(dir: &Path, args: &[&str], secs: u64) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rpprof"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed().as_secs() >= secs {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("rpprof {args:?} still running after {secs} s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn debug_links_to_devices_are_not_read() {
+    // Found by review: a .gnu_debuglink of "/dev/zero" made rpprof read /dev/zero for its
+    // CRC until memory ran out.
+    let d = scratch("debuglink");
+    let case = common::root().join("testdata/t-stripped");
+    let orig = std::fs::read(case.join("tstrip")).unwrap();
+    let r = section_range(&orig, ".gnu_debuglink");
+    let profile = case.join("tstrip.prof").display().to_string();
+    for (i, name) in [
+        &b"/dev/zero"[..],
+        b"../../../../../../../../../../dev/zero",
+        b"/dev/stdin",
+    ]
+    .iter()
+    .enumerate()
+    {
+        // The name, NUL-padded to 4 bytes, then the CRC: the section grows into the bytes
+        // after it, which only the section table would read.
+        let mut link = name.to_vec();
+        link.push(0);
+        while link.len() % 4 != 0 {
+            link.push(0);
+        }
+        link.extend_from_slice(&0x3978_6652u32.to_le_bytes());
+        assert!(link.len() <= r.len());
+        let mut m = orig.clone();
+        m[r.start..r.start + link.len()].copy_from_slice(&link);
+        let dir = d.join(format!("d{i}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let prog = write(&dir, "tstrip", &m);
+        let out = run_with_timeout(&dir, &["--text", &prog, &profile], 60);
+        check(
+            &out,
+            &format!("debuglink {}", String::from_utf8_lossy(name)),
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn fifos_in_the_memory_map_are_not_opened() {
+    if !common::have("mkfifo") {
+        common::skip("fifos_in_the_memory_map_are_not_opened", "no mkfifo");
+        return;
+    }
+    let d = scratch("fifo");
+    let fifo = d.join("libfifo.so");
+    let ok = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(ok.success());
+    let data = format!(
+        "heap profile: 1: 8 [1: 8] @ heapprofile\n1: 8 [1: 8] @ 0x7f0000001000\nMAPPED_LIBRARIES:\n7f0000000000-7f0000100000 r-xp 00000000 fe:00 1 {}\n",
+        fifo.display()
+    );
+    let p = write(&d, "fifo.heap", data.as_bytes());
+    let out = run_with_timeout(&d, &["--text", "missing-program", &p], 60);
+    check(&out, "a FIFO as a library");
+    let out = run_with_timeout(
+        &d,
+        &[
+            "--text",
+            "--add_lib",
+            &fifo.display().to_string(),
+            "missing-program",
+            &p,
+        ],
+        60,
+    );
+    check(&out, "a FIFO as --add_lib");
+}
