@@ -758,16 +758,8 @@ fn debug_links_to_devices_are_not_read() {
     let orig = std::fs::read(case.join("tstrip")).unwrap();
     let r = section_range(&orig, ".gnu_debuglink");
     let profile = case.join("tstrip.prof").display().to_string();
-    for (i, name) in [
-        &b"/dev/zero"[..],
-        b"../../../../../../../../../../dev/zero",
-        b"/dev/stdin",
-    ]
-    .iter()
-    .enumerate()
-    {
-        // The name, NUL-padded to 4 bytes, then the CRC: the section grows into the bytes
-        // after it, which only the section table would read.
+    for (i, name) in [&b"/dev/zero"[..], b"/dev/stdin"].iter().enumerate() {
+        // The name, NUL-padded to 4 bytes, then the CRC, over the 20-byte section.
         let mut link = name.to_vec();
         link.push(0);
         while link.len() % 4 != 0 {
