@@ -811,3 +811,69 @@ fn fifos_in_the_memory_map_are_not_opened() {
     );
     check(&out, "a FIFO as --add_lib");
 }
+
+/// `elf` (64-bit little-endian) with section `name` zlib-compressed in place
+/// (SHF_COMPRESSED), its header claiming `claim` uncompressed bytes (None: the true size).
+fn compress_section(elf: &[u8], name: &str, claim: Option<u64>) -> Vec<u8> {
+    use object::{Object, ObjectSection};
+    let f = object::File::parse(elf).unwrap();
+    let s = f.section_by_name(name).unwrap();
+    let index = s.index().0;
+    let (off, len) = s.file_range().unwrap();
+    let (off, len) = (off as usize, len as usize);
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+    z.write_all(&elf[off..off + len]).unwrap();
+    let z = z.finish().unwrap();
+    let mut chdr = Vec::new();
+    chdr.extend(1u32.to_le_bytes()); // ELFCOMPRESS_ZLIB
+    chdr.extend(0u32.to_le_bytes());
+    chdr.extend(claim.unwrap_or(len as u64).to_le_bytes());
+    chdr.extend(1u64.to_le_bytes());
+    let body = [chdr, z].concat();
+    assert!(body.len() <= len, "{name} does not shrink");
+    let mut out = elf.to_vec();
+    out[off..off + body.len()].copy_from_slice(&body);
+    let shoff = u64::from_le_bytes(elf[0x28..0x30].try_into().unwrap()) as usize;
+    let shentsize = u16::from_le_bytes(elf[0x3a..0x3c].try_into().unwrap()) as usize;
+    let sh = shoff + index * shentsize;
+    let flags = u64::from_le_bytes(out[sh + 8..sh + 16].try_into().unwrap()) | 0x800;
+    out[sh + 8..sh + 16].copy_from_slice(&flags.to_le_bytes());
+    out[sh + 32..sh + 40].copy_from_slice(&(body.len() as u64).to_le_bytes());
+    out
+}
+
+#[test]
+fn compressed_dwarf_claiming_huge_sizes() {
+    let d = scratch("compressed");
+    let heap = common::root().join("testdata/t-heap");
+    let theap = std::fs::read(heap.join("theap")).unwrap();
+    let profile = heap.join("theap.hprof.0003.heap").display().to_string();
+    let lines = |dir: &Path| {
+        let out = run(dir, &["--text", "--lines", "theap", &profile]);
+        check(&out, "compressed DWARF");
+        (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    // Compressed honestly: read as before.
+    let ok = d.join("ok");
+    std::fs::create_dir_all(&ok).unwrap();
+    write(&ok, "theap", &compress_section(&theap, ".debug_info", None));
+    let (out, err) = lines(&ok);
+    assert!(out.contains("theap.cc:"), "{out}\n{err}");
+    // Claiming 8 GiB, or the most a u64 holds: refused without reserving it, the symbol
+    // table still names the functions.
+    for claim in [8u64 << 30, u64::MAX] {
+        let dir = d.join(format!("claim{claim}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        write(
+            &dir,
+            "theap",
+            &compress_section(&theap, ".debug_info", Some(claim)),
+        );
+        let (out, err) = lines(&dir);
+        assert!(err.contains("cannot read its DWARF"), "{err}");
+        assert!(out.contains("main"), "{out}");
+    }
+}

@@ -357,6 +357,15 @@ impl Dwarf {
                     file.section_by_name(&z)
                 });
                 let Some(sec) = sec else { continue };
+                if let Ok(c) = sec.compressed_data()
+                    && !plausible_size(&c)
+                {
+                    return Err(format!(
+                        "{name}: {} compressed bytes cannot hold the {} bytes it claims",
+                        c.data.len(),
+                        c.uncompressed_size
+                    ));
+                }
                 match sec.uncompressed_data() {
                     Ok(std::borrow::Cow::Borrowed(b)) => {
                         let start = b.as_ptr() as usize - base;
@@ -382,6 +391,21 @@ impl Dwarf {
             binutils_inline_names: false,
         })
     }
+}
+
+/// False when a compressed section claims more uncompressed bytes than its format can
+/// produce from its compressed bytes (deflate expands at most 1032 times, zstd at most about
+/// 32768 times): the claim would only make the reader reserve that much memory.
+fn plausible_size(c: &object::CompressedData<'_>) -> bool {
+    let ratio: u64 = match c.format {
+        object::CompressionFormat::None => return true,
+        object::CompressionFormat::Zlib => 1100,
+        _ => 1 << 15,
+    };
+    c.uncompressed_size
+        <= (c.data.len() as u64)
+            .saturating_mul(ratio)
+            .saturating_add(1 << 16)
 }
 
 const ALL_SECTIONS: [SectionId; 12] = [
