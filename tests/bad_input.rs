@@ -877,3 +877,20 @@ fn compressed_dwarf_claiming_huge_sizes() {
         assert!(out.contains("main"), "{out}");
     }
 }
+
+#[test]
+fn jemalloc_thread_lines_cannot_multiply_a_stack() {
+    // Each thread line copies its stack: 40000 addresses and 40000 thread lines (1 MB of
+    // file) would hold 1.6 billion addresses (13 GB).
+    let mut text = String::from("heap_v2/524288\n  t*: 1: 1 [0: 0]\n@");
+    for i in 0..40_000u64 {
+        text.push_str(&format!(" 0x{:x}", 0x40_0000 + i));
+    }
+    text.push('\n');
+    text.push_str(&"  t1: 1: 1 [1: 1]\n".repeat(40_000));
+    let err = rpprof::profile::parse(text.as_bytes(), Path::new("bomb.heap")).unwrap_err();
+    assert!(err.to_string().contains("too many thread records"), "{err}");
+    // A real profile is read as before.
+    let data = std::fs::read(common::root().join("testdata/t-jemalloc/tje.0003.heap")).unwrap();
+    rpprof::profile::parse(&data, Path::new("tje.0003.heap")).unwrap();
+}

@@ -67,6 +67,11 @@ impl<'a> Lines<'a> {
         self.pos
     }
 
+    /// The length of the whole buffer, in bytes.
+    pub fn data_len(&self) -> usize {
+        self.data.len()
+    }
+
     /// True when every line has been read.
     pub fn at_end(&self) -> bool {
         self.pos >= self.data.len()
