@@ -894,3 +894,19 @@ fn jemalloc_thread_lines_cannot_multiply_a_stack() {
     let data = std::fs::read(common::root().join("testdata/t-jemalloc/tje.0003.heap")).unwrap();
     rpprof::profile::parse(&data, Path::new("tje.0003.heap")).unwrap();
 }
+
+#[test]
+fn many_map_variables_read_in_linear_time() {
+    // Each definition used to scan all earlier ones: 200000 names took minutes.
+    let mut text = String::from(
+        "heap profile: 1: 8 [1: 8] @ heapprofile\n1: 8 [1: 8] @ 0x1\nMAPPED_LIBRARIES:\n",
+    );
+    for i in 0..200_000 {
+        text.push_str(&format!("v{i}=/x{i}\n"));
+    }
+    text.push_str("7f0000000000-7f0000100000: $v199999/lib.so\n");
+    let start = std::time::Instant::now();
+    let p = rpprof::profile::parse(text.as_bytes(), Path::new("vars.heap")).unwrap();
+    assert_eq!(p.mappings[0].path, "/x199999/lib.so");
+    assert!(start.elapsed().as_secs() < 30, "{:?}", start.elapsed());
+}

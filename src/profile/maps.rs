@@ -151,7 +151,7 @@ pub fn read_text(data: &[u8], path: &Path, p: &mut Profile) {
 /// Handles one line of a map section; contention profiles feed their map lines one by one.
 /// Variables defined in a memory map (`build=/src/out`), expanded as `$build` in paths.
 #[derive(Debug, Default)]
-pub(crate) struct Vars(Vec<(String, String)>);
+pub(crate) struct Vars(std::collections::HashMap<String, String>);
 
 /// Handles one line of a map section; contention profiles feed their map lines one by one.
 /// A `name=value` line defines a variable that `$name` in later paths stands for (pprof knows
@@ -167,8 +167,7 @@ pub(crate) fn take_line(l: &Line<'_>, path: &Path, vars: &mut Vars, p: &mut Prof
         if !name.is_empty() && name.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_') {
             let name = String::from_utf8_lossy(name).into_owned();
             let value = String::from_utf8_lossy(&trimmed[eq + 1..]).into_owned();
-            vars.0.retain(|(n, _)| *n != name);
-            vars.0.push((name, value));
+            vars.0.insert(name, value);
             return;
         }
     }
@@ -219,8 +218,8 @@ fn expand(text: &str, vars: &Vars) -> Option<String> {
             .find(|c: char| !(c.is_alphanumeric() || c == '_'))
             .unwrap_or(after.len());
         let name = &after[..n];
-        match vars.0.iter().find(|(v, _)| v == name) {
-            Some((_, value)) if !name.is_empty() => out.push_str(value),
+        match vars.0.get(name) {
+            Some(value) if !name.is_empty() => out.push_str(value),
             _ => {
                 out.push('$');
                 out.push_str(name);
@@ -275,7 +274,7 @@ mod tests {
 
     #[test]
     fn build_expansion() {
-        let vars = Vars(vec![("build".into(), "/b".into())]);
+        let vars = Vars([("build".into(), "/b".into())].into());
         assert_eq!(expand("$build/lib/x.so", &vars).unwrap(), "/b/lib/x.so");
         assert_eq!(expand("$builder/x.so", &vars).unwrap(), "$builder/x.so");
         assert_eq!(expand("/x/$/y$", &vars).unwrap(), "/x/$/y$");
@@ -284,12 +283,9 @@ mod tests {
     #[test]
     fn expansion_is_one_pass_and_bounded() {
         // Values are not expanded again: no chain of variables can multiply a line.
-        let vars = Vars(vec![
-            ("a".into(), "$b$b".into()),
-            ("b".into(), "$a$a".into()),
-        ]);
+        let vars = Vars([("a".into(), "$b$b".into()), ("b".into(), "$a$a".into())].into());
         assert_eq!(expand("/$a/$b", &vars).unwrap(), "/$b$b/$a$a");
-        let big = Vars(vec![("v".into(), "x".repeat(1000))]);
+        let big = Vars([("v".into(), "x".repeat(1000))].into());
         assert!(expand(&"$v".repeat(10), &big).is_none());
     }
 }
