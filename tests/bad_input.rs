@@ -910,3 +910,21 @@ fn many_map_variables_read_in_linear_time() {
     assert_eq!(p.mappings[0].path, "/x199999/lib.so");
     assert!(start.elapsed().as_secs() < 30, "{:?}", start.elapsed());
 }
+
+#[test]
+fn output_that_cannot_be_written_exits_2() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        common::skip("output_that_cannot_be_written_exits_2", "no /dev/full");
+        return;
+    };
+    let heap = common::root().join("testdata/t-heap");
+    let out = Command::new(env!("CARGO_BIN_EXE_rpprof"))
+        .args(["--text", "theap", "theap.hprof.0003.heap"])
+        .current_dir(&heap)
+        .stdin(Stdio::null())
+        .stdout(full)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert_eq!(check(&out, "stdout on /dev/full"), 2);
+}
