@@ -372,10 +372,14 @@ fn absurd_numbers() {
         ("sampling period", "-1"),
     ] {
         let text = format!(
-            "--- contention\n{var}={value}\n{max_i} {max_i} @ 0x1 0x2\n-{max_i} 1 @ 0x1 0x2\n99999999999999999999 1 @ 0x3\n"
+            "--- contention\n{var}={value}\n{max_i} {max_i} @ 0x1 0x2\n-{max_i} 1 @ 0x1 0x2\n-9223372036854775808 0 @ 0x3\n"
         );
         cases.push(("contention attribute", text.into_bytes()));
     }
+    cases.push((
+        "contention count past i64",
+        b"--- contention\n99999999999999999999 1 @ 0x3\n".to_vec(),
+    ));
     cases.push((
         "symbolized",
         format!(
