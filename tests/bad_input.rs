@@ -932,3 +932,21 @@ fn output_that_cannot_be_written_exits_2() {
         .unwrap();
     assert_eq!(check(&out, "stdout on /dev/full"), 2);
 }
+
+#[test]
+fn contention_attributes_that_are_not_numbers_are_refused() {
+    for (var, value) in [
+        ("cycles/second", "nan"),
+        ("cycles/second", "inf"),
+        ("cycles/second", "0"),
+        ("sampling period", "nan"),
+        ("sampling period", "-inf"),
+    ] {
+        let text = format!("--- contention\n{var}={value}\n10 1 @ 0x1\n");
+        let err = rpprof::profile::parse(text.as_bytes(), Path::new("c.prof")).unwrap_err();
+        assert!(
+            err.to_string().contains("bad value"),
+            "{var}={value}: {err}"
+        );
+    }
+}
