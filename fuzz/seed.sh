@@ -6,7 +6,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 td="$here/../testdata"
 c="$here/corpus"
 mkdir -p "$c/heap_text" "$c/jemalloc" "$c/cpu_binary" "$c/contention" "$c/symbolized_raw" \
-    "$c/memory_map" "$c/any_profile" "$c/elf_symbolize" "$c/demangle"
+    "$c/memory_map" "$c/any_profile" "$c/elf_symbolize" "$c/demangle" "$c/report"
 
 seed() { # seed <target> <file>...
     t=$1; shift
@@ -26,6 +26,17 @@ for t in heap_text jemalloc cpu_binary contention symbolized_raw; do
     cp "$c/$t"/* "$c/any_profile/"
 done
 cp "$here"/seeds/any_profile/* "$c/any_profile/" 2>/dev/null || true
+# report: a selector byte (report mode and options) in front of each profile.
+mkdir -p "$c/report"
+i=0
+for f in "$td"/t-*/*.heap "$td"/t-heap/theap.heapv2 "$td"/t-heap/theap.growth "$td"/t-*/*.prof \
+    "$td"/t-contention/tcont.contention* "$td"/t-*/refs/*/google-pprof.raw.out "$here"/seeds/any_profile/*; do
+    [ -f "$f" ] || continue
+    for sel in 000 011 022 043 104 145 206 227 350; do
+        i=$((i + 1))
+        { printf "\\$sel"; cat "$f"; } >"$c/report/seed-$i"
+    done
+done
 
 # Memory maps: the map section of each text profile, the tail of each CPU profile.
 for f in "$td"/t-heap/*.heap "$td"/t-rust/*.heap "$td"/t-jemalloc/*.heap; do
