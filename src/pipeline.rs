@@ -257,6 +257,12 @@ fn classify(arg: &str, n_args: usize) -> Result<First> {
         }
         return Ok(First::Program);
     }
+    // A pipe (`<(zcat heap.gz)`) can be read only once: it is a profile, never a program,
+    // and is not sniffed.
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    if !meta.is_file() && !meta.is_dir() {
+        return Ok(First::Profile);
+    }
     let mut head = [0u8; 64];
     let n = std::fs::File::open(path)
         .and_then(|mut f| std::io::Read::read(&mut f, &mut head))

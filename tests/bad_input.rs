@@ -950,3 +950,56 @@ fn contention_attributes_that_are_not_numbers_are_refused() {
         );
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn a_pipe_as_the_first_argument_is_read_once() {
+    // `rpprof --text <(cat heap)`: the first argument used to be opened twice (once to see
+    // whether it is a program), and the second open of a pipe waits for a writer forever.
+    if !common::have("mkfifo") {
+        common::skip("a_pipe_as_the_first_argument_is_read_once", "no mkfifo");
+        return;
+    }
+    let d = scratch("pipe_first");
+    let fifo = d.join("heap.pipe");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let data = std::fs::read(common::root().join("testdata/t-heap/theap.hprof.0003.heap")).unwrap();
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            // Opening for writing waits for rpprof to open the reading end.
+            if let Ok(mut f) = std::fs::OpenOptions::new().write(true).open(&fifo) {
+                let _ = f.write_all(&data);
+            }
+        })
+    };
+    let child = Command::new(env!("CARGO_BIN_EXE_rpprof"))
+        .args(["--text", &fifo.display().to_string()])
+        .current_dir(&d)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    let out = match rx.recv_timeout(std::time::Duration::from_secs(60)) {
+        Ok(out) => out.unwrap(),
+        Err(_) => {
+            let _ = Command::new("kill").arg(pid.to_string()).status();
+            panic!("rpprof still waiting on the pipe after 60 s");
+        }
+    };
+    writer.join().unwrap();
+    assert_eq!(check(&out, "profile from a pipe"), 0);
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("Total: "));
+}
