@@ -114,10 +114,12 @@ impl Error {
     }
 
     /// The process exit status for this error: 1 for refused input and usage errors (as pprof),
-    /// 2 for internal failures and unimplemented options.
+    /// 2 for internal failures, unimplemented options and I/O errors that are about no input
+    /// file (the report could not be written).
     pub fn exit_code(&self) -> u8 {
         match self.kind {
             ErrorKind::NotImplemented(_) | ErrorKind::Internal(_) => 2,
+            ErrorKind::Io(_) if self.path.is_none() => 2,
             _ => 1,
         }
     }

@@ -13,16 +13,41 @@ use rpprof::error::{Error, ErrorKind};
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let mut argv = std::env::args();
+    let mut argv = std::env::args_os();
     let argv0 = argv.next().unwrap_or_default();
     let jeprof = std::path::Path::new(&argv0)
         .file_name()
         .is_some_and(|n| n.to_string_lossy().starts_with("jeprof"));
-    let rest: Vec<String> = argv.collect();
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
-    let args = cli::normalize(&rest)
-        .map(|canonical| Args::parse_from(std::iter::once("rpprof".to_string()).chain(canonical)));
+    // Arguments that are not UTF-8 are refused with a message (std::env::args would panic).
+    let rest: Result<Vec<String>, Error> = argv
+        .map(|a| {
+            a.into_string().map_err(|a| {
+                Error::usage(format!(
+                    "argument {:?} is not valid UTF-8",
+                    a.to_string_lossy()
+                ))
+            })
+        })
+        .collect();
+    let args = rest
+        .and_then(|rest| cli::normalize(&rest))
+        .and_then(|canonical| {
+            match Args::try_parse_from(std::iter::once("rpprof".to_string()).chain(canonical)) {
+                Ok(a) => Ok(a),
+                // A clap error is a usage error (exit status 1, not clap's 2); --help and
+                // --version come back as "errors" that clap prints itself, with status 0.
+                Err(e) if e.use_stderr() => {
+                    let msg = e.to_string();
+                    let first = msg.lines().next().unwrap_or_default();
+                    Err(Error::usage(
+                        first.trim_start_matches("error: ").to_string(),
+                    ))
+                }
+                Err(e) => e.exit(),
+            }
+        });
     if let Ok(Args {
         completions: Some(shell),
         ..

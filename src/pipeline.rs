@@ -184,9 +184,16 @@ struct Input {
 fn compile(re: &Option<String>, what: &str) -> Result<Option<Regex>> {
     match re {
         None => Ok(None),
-        Some(s) => Regex::new(s)
-            .map(Some)
-            .map_err(|e| Error::usage(format!("--{what}: bad regular expression {s:?}: {e}"))),
+        Some(s) => Regex::new(s).map(Some).map_err(|e| {
+            // regex's message spans lines (the pattern, a caret, "error: ..."): one line.
+            let msg = e.to_string();
+            let why = msg
+                .lines()
+                .rev()
+                .find_map(|l| l.strip_prefix("error: "))
+                .unwrap_or_else(|| msg.lines().next().unwrap_or_default());
+            Error::usage(format!("--{what}: bad regular expression {s:?}: {why}"))
+        }),
     }
 }
 
@@ -297,6 +304,12 @@ fn classify(arg: &str, n_args: usize) -> Result<First> {
         }
         return Ok(First::Program);
     }
+    // A pipe (`<(zcat heap.gz)`) can be read only once: it is a profile, never a program,
+    // and is not sniffed.
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    if !meta.is_file() && !meta.is_dir() {
+        return Ok(First::Profile);
+    }
     let mut head = [0u8; 64];
     let n = std::fs::File::open(path)
         .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
@@ -338,6 +351,15 @@ pub fn run_with_input(
     let Some(first) = opts.args.first() else {
         return Err(Error::usage("Did not specify program"));
     };
+    // Bad regular expressions are usage errors: found before any work is done.
+    for (re, what) in [
+        (&opts.focus, "focus"),
+        (&opts.ignore, "ignore"),
+        (&opts.retain, "retain"),
+        (&opts.exclude, "exclude"),
+    ] {
+        compile(re, what)?;
+    }
     if opts.mode == Mode::Symbols {
         // pprof: the program, then addresses and the memory map on standard input.
         let program = PathBuf::from(first);

@@ -255,7 +255,6 @@ pub fn fetch_profile(
         name.push_str(&target.page.replace(['/', '?'], "."));
     }
     let dir = profile_dir();
-    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     let path = dir.join(&name);
     if target.timed() {
         messages.push(format!(
@@ -280,6 +279,8 @@ pub fn fetch_profile(
             "{url}: the answer is not a profile: {head:?}"
         )));
     }
+    // The directory is made once there is something to put in it.
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     let tmp = dir.join(format!(".tmp.{name}"));
     std::fs::write(&tmp, &body).map_err(|e| Error::io(&tmp, e))?;
     std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;

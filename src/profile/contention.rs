@@ -92,7 +92,7 @@ pub fn parse(
             match var.as_str() {
                 "cycles/second" => {
                     cycles_per_ns = num()? / 1e9;
-                    if cycles_per_ns <= 0.0 {
+                    if !(cycles_per_ns > 0.0 && cycles_per_ns.is_finite()) {
                         return Err(Error::format(
                             path,
                             Location::Line(l.number),
@@ -103,6 +103,13 @@ pub fn parse(
                 }
                 "sampling period" => {
                     period = num()?;
+                    if !period.is_finite() {
+                        return Err(Error::format(
+                            path,
+                            Location::Line(l.number),
+                            format!("bad value {value:?} for \"sampling period\""),
+                        ));
+                    }
                     p.period = period.max(0.0) as u64;
                 }
                 "ms since reset" | "discarded samples" => {}

@@ -265,6 +265,12 @@ pub fn parse_jemalloc(lines: &mut Lines<'_>, header: &Header<'_>, path: &Path) -
         HeapSampling::V2 { rate: rate as f64 }
     };
     p.period = rate;
+    // Every thread line copies its stack: a file of N stack entries and M thread lines holds
+    // N * M addresses. Real profiles (jemalloc records at most 128 frames a stack) store at
+    // most about 5 addresses per byte of file; a file made to multiply (more than 16 per byte)
+    // is refused instead of filling memory.
+    let limit = lines.data_len().saturating_mul(16).max(1 << 22);
+    let mut stored = 0usize;
     let mut stack: Option<Vec<u64>> = None;
     while let Some(l) = lines.next_line() {
         if maybe_maps(&l, lines, path, &mut p) {
@@ -292,6 +298,16 @@ pub fn parse_jemalloc(lines: &mut Lines<'_>, header: &Header<'_>, path: &Path) -
         };
         // Thread lines before the first stack are per-thread summaries.
         let Some(st) = &stack else { continue };
+        stored = stored.saturating_add(st.len());
+        if stored > limit {
+            return Err(Error::format(
+                path,
+                Location::Line(l.number),
+                format!(
+                    "too many thread records for the size of the file: more than {limit} stack frames"
+                ),
+            ));
+        }
         let n1 = count(c.get(2), path, &l)?;
         let s1 = count(c.get(3), path, &l)?;
         let n2 = count(c.get(4), path, &l)?;

@@ -67,6 +67,11 @@ impl<'a> Lines<'a> {
         self.pos
     }
 
+    /// The length of the whole buffer, in bytes.
+    pub fn data_len(&self) -> usize {
+        self.data.len()
+    }
+
     /// True when every line has been read.
     pub fn at_end(&self) -> bool {
         self.pos >= self.data.len()
@@ -119,7 +124,8 @@ pub fn parse_u64(s: &[u8]) -> Option<u64> {
 /// Parses a decimal integer with an optional leading minus sign.
 pub fn parse_i64(s: &[u8]) -> Option<i64> {
     match s.strip_prefix(b"-") {
-        Some(d) => parse_u64(d).and_then(|v| i64::try_from(v).ok()).map(|v| -v),
+        // Through i128: -9223372036854775808 (i64::MIN) has no positive counterpart in i64.
+        Some(d) => parse_u64(d).and_then(|v| i64::try_from(-i128::from(v)).ok()),
         None => parse_u64(s).and_then(|v| i64::try_from(v).ok()),
     }
 }

@@ -151,7 +151,7 @@ pub fn read_text(data: &[u8], path: &Path, p: &mut Profile) {
 /// Handles one line of a map section; contention profiles feed their map lines one by one.
 /// Variables defined in a memory map (`build=/src/out`), expanded as `$build` in paths.
 #[derive(Debug, Default)]
-pub(crate) struct Vars(Vec<(String, String)>);
+pub(crate) struct Vars(std::collections::HashMap<String, String>);
 
 /// Handles one line of a map section; contention profiles feed their map lines one by one.
 /// A `name=value` line defines a variable that `$name` in later paths stands for (pprof knows
@@ -167,8 +167,7 @@ pub(crate) fn take_line(l: &Line<'_>, path: &Path, vars: &mut Vars, p: &mut Prof
         if !name.is_empty() && name.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_') {
             let name = String::from_utf8_lossy(name).into_owned();
             let value = String::from_utf8_lossy(&trimmed[eq + 1..]).into_owned();
-            vars.0.retain(|(n, _)| *n != name);
-            vars.0.push((name, value));
+            vars.0.insert(name, value);
             return;
         }
     }
@@ -193,36 +192,46 @@ pub(crate) fn take_line(l: &Line<'_>, path: &Path, vars: &mut Vars, p: &mut Prof
             l.number
         ));
     }
-    for (name, value) in &vars.0 {
-        let var = format!("${name}");
-        if m.path.contains(&var) {
-            m.path = expand(&m.path, &var, value);
-            m.raw = expand(&m.raw, &var, value);
+    if !vars.0.is_empty() && m.path.contains('$') {
+        // A path that would grow past PATH_MAX names no file: it is kept as written.
+        if let (Some(path), Some(raw)) = (expand(&m.path, vars), expand(&m.raw, vars)) {
+            m.path = path;
+            m.raw = raw;
         }
     }
     p.mappings.push(m);
 }
 
-/// Replaces `var` (`$name`, as a word) with `value`.
-fn expand(path: &str, var: &str, value: &str) -> String {
+/// The longest path Linux opens (`PATH_MAX`): expansions beyond it are not made.
+const PATH_MAX: usize = 4096;
+
+/// Replaces each `$name` (a whole word) that names a variable with its value, in one pass:
+/// values are not expanded again, so variables that refer to each other cannot blow a line
+/// up. `None` when the result would be more than [`PATH_MAX`] bytes longer than `text`.
+fn expand(text: &str, vars: &Vars) -> Option<String> {
     let mut out = String::new();
-    let mut rest = path;
-    while let Some(i) = rest.find(var) {
+    let mut rest = text;
+    while let Some(i) = rest.find('$') {
         out.push_str(&rest[..i]);
-        let after = &rest[i + var.len()..];
-        let word_continues = after
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_alphanumeric() || c == '_');
-        if word_continues {
-            out.push_str(var);
-        } else {
-            out.push_str(value);
+        let after = &rest[i + 1..];
+        let n = after
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(after.len());
+        let name = &after[..n];
+        match vars.0.get(name) {
+            Some(value) if !name.is_empty() => out.push_str(value),
+            _ => {
+                out.push('$');
+                out.push_str(name);
+            }
         }
-        rest = after;
+        if out.len() > text.len() + PATH_MAX {
+            return None;
+        }
+        rest = &after[n..];
     }
     out.push_str(rest);
-    out
+    Some(out)
 }
 
 #[cfg(test)]
@@ -265,7 +274,18 @@ mod tests {
 
     #[test]
     fn build_expansion() {
-        assert_eq!(expand("$build/lib/x.so", "$build", "/b"), "/b/lib/x.so");
-        assert_eq!(expand("$builder/x.so", "$build", "/b"), "$builder/x.so");
+        let vars = Vars([("build".into(), "/b".into())].into());
+        assert_eq!(expand("$build/lib/x.so", &vars).unwrap(), "/b/lib/x.so");
+        assert_eq!(expand("$builder/x.so", &vars).unwrap(), "$builder/x.so");
+        assert_eq!(expand("/x/$/y$", &vars).unwrap(), "/x/$/y$");
+    }
+
+    #[test]
+    fn expansion_is_one_pass_and_bounded() {
+        // Values are not expanded again: no chain of variables can multiply a line.
+        let vars = Vars([("a".into(), "$b$b".into()), ("b".into(), "$a$a".into())].into());
+        assert_eq!(expand("/$a/$b", &vars).unwrap(), "/$b$b/$a$a");
+        let big = Vars([("v".into(), "x".repeat(1000))].into());
+        assert!(expand(&"$v".repeat(10), &big).is_none());
     }
 }

@@ -317,6 +317,9 @@ pub fn find_debug_file(elf: &Elf) -> Option<PathBuf> {
     let (name, crc) = elf.debuglink.as_ref()?;
     let real = std::fs::canonicalize(&elf.path).unwrap_or_else(|_| elf.path.clone());
     let dir = real.parent().unwrap_or(Path::new("/"));
+    // binutils appends the name to each directory: a name that starts with `/` does not
+    // leave it (Path::join would make it the whole path).
+    let name = name.strip_prefix("/").unwrap_or(name);
     let mut candidates = vec![dir.join(name), dir.join(".debug").join(name)];
     let rel = dir.strip_prefix("/").unwrap_or(dir);
     candidates.push(Path::new(DEBUGDIR).join(rel).join(name));
@@ -324,6 +327,10 @@ pub fn find_debug_file(elf: &Elf) -> Option<PathBuf> {
 }
 
 fn crc_matches(path: &Path, crc: u32) -> bool {
+    // Only regular files: a debug link naming a device or a FIFO must not hang the read.
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
     match std::fs::read(path) {
         Ok(data) => crc32fast::hash(&data) == crc,
         Err(_) => false,
@@ -350,6 +357,15 @@ impl Dwarf {
                     file.section_by_name(&z)
                 });
                 let Some(sec) = sec else { continue };
+                if let Ok(c) = sec.compressed_data()
+                    && !plausible_size(&c)
+                {
+                    return Err(format!(
+                        "{name}: {} compressed bytes cannot hold the {} bytes it claims",
+                        c.data.len(),
+                        c.uncompressed_size
+                    ));
+                }
                 match sec.uncompressed_data() {
                     Ok(std::borrow::Cow::Borrowed(b)) => {
                         let start = b.as_ptr() as usize - base;
@@ -375,6 +391,21 @@ impl Dwarf {
             binutils_inline_names: false,
         })
     }
+}
+
+/// False when a compressed section claims more uncompressed bytes than its format can
+/// produce from its compressed bytes (deflate expands at most 1032 times, zstd at most about
+/// 32768 times): the claim would only make the reader reserve that much memory.
+fn plausible_size(c: &object::CompressedData<'_>) -> bool {
+    let ratio: u64 = match c.format {
+        object::CompressionFormat::None => return true,
+        object::CompressionFormat::Zlib => 1100,
+        _ => 1 << 15,
+    };
+    c.uncompressed_size
+        <= (c.data.len() as u64)
+            .saturating_mul(ratio)
+            .saturating_add(1 << 16)
 }
 
 const ALL_SECTIONS: [SectionId; 12] = [

@@ -181,6 +181,10 @@ impl std::fmt::Display for OpenError {
 impl Elf {
     /// Opens and decodes the ELF file at `path`.
     pub fn open(path: &Path) -> Result<Elf, OpenError> {
+        // Checked before opening too: opening a FIFO for reading would wait for a writer.
+        if !std::fs::metadata(path).map_err(OpenError::Io)?.is_file() {
+            return Err(OpenError::NotElf("not a regular file".to_string()));
+        }
         let file = File::open(path).map_err(OpenError::Io)?;
         let meta = file.metadata().map_err(OpenError::Io)?;
         if !meta.is_file() {

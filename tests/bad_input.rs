@@ -1,0 +1,1005 @@
+//! Bad input: truncated and bit-flipped profiles, absurd numbers, broken memory maps and
+//! programs, paths that are not files. rpprof must refuse them cleanly: no panic, exit status
+//! 0, 1 or 2 (never 101 or a signal), one error line on stderr and nothing on stdout when it
+//! fails.
+//!
+//! The readers are driven in-process for the dense cases (every truncation offset, thousands of
+//! bit flips); the command runs on a sample of them and on every hand-made case.
+
+mod common;
+
+use std::io::Write;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// One profile of the test data: its case directory, program and file name.
+struct Case {
+    dir: PathBuf,
+    binary: String,
+    profile: String,
+}
+
+impl Case {
+    fn data(&self) -> Vec<u8> {
+        std::fs::read(self.dir.join(&self.profile)).unwrap()
+    }
+}
+
+/// Every profile listed in `testdata/*/profiles.tsv`.
+fn cases() -> Vec<Case> {
+    let mut out = Vec::new();
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(common::root().join("testdata"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("profiles.tsv").is_file())
+        .collect();
+    dirs.sort();
+    for dir in dirs {
+        let tsv = std::fs::read_to_string(dir.join("profiles.tsv")).unwrap();
+        for line in tsv.lines() {
+            let f: Vec<&str> = line.split('\t').collect();
+            if f.len() >= 3 {
+                out.push(Case {
+                    dir: dir.clone(),
+                    binary: f[1].to_string(),
+                    profile: f[2].to_string(),
+                });
+            }
+        }
+    }
+    assert!(out.len() >= 10, "profiles.tsv lists too few profiles");
+    out
+}
+
+/// A deterministic xorshift64 generator: the same "random" inputs on every run.
+struct XorShift(u64);
+
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// A fresh scratch directory for one test.
+fn scratch(test: &str) -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("bad_input")
+        .join(test);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Truncation offsets: every offset of a small file; of a larger one, 200 evenly spaced
+/// offsets and the first and last 64.
+fn offsets(len: usize) -> Vec<usize> {
+    if len < 4096 {
+        return (0..len).collect();
+    }
+    let mut v: Vec<usize> = (0..64).chain(len - 64..len).collect();
+    v.extend((0..200).map(|i| i * len / 200));
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// Reads `data` with the library's entry point; a panic fails the test with `what`. Errors
+/// must be one non-empty line; profiles read must print and list their addresses.
+fn parse_checked(data: &[u8], what: &str) {
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        match rpprof::profile::parse(data, Path::new("bad.prof")) {
+            Ok(p) => {
+                let _ = p.addresses();
+                let _ = p.to_string();
+                Ok(())
+            }
+            Err(e) => Err(e.to_string()),
+        }
+    }));
+    match r {
+        Err(_) => panic!("{what}: the reader panicked"),
+        Ok(Err(msg)) => {
+            assert!(!msg.trim().is_empty(), "{what}: empty error message");
+            assert!(!msg.contains('\n'), "{what}: multi-line error {msg:?}");
+        }
+        Ok(Ok(())) => {}
+    }
+}
+
+/// Runs rpprof in `dir` with standard input empty.
+fn run(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rpprof"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// Checks the exit discipline of one run and returns its exit status: 0, 1 or 2, never a
+/// panic or a signal; on failure nothing on stdout and one `rpprof:` error line on stderr
+/// (after any warnings, before at most a hint).
+fn check(out: &Output, what: &str) -> i32 {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let Some(code) = out.status.code() else {
+        panic!(
+            "{what}: killed by a signal ({:?}); stderr:\n{stderr}",
+            out.status
+        );
+    };
+    assert!(
+        matches!(code, 0..=2),
+        "{what}: exit status {code}; stderr:\n{stderr}"
+    );
+    assert!(
+        !stderr.contains("panicked"),
+        "{what}: panic; stderr:\n{stderr}"
+    );
+    if code != 0 {
+        assert!(
+            out.stdout.is_empty(),
+            "{what}: exit status {code} with {} bytes on stdout",
+            out.stdout.len()
+        );
+        let lines: Vec<&str> = stderr.lines().collect();
+        let errors: Vec<usize> = (0..lines.len())
+            .filter(|&i| lines[i].starts_with("rpprof: "))
+            .collect();
+        assert_eq!(
+            errors.len(),
+            1,
+            "{what}: want one error line; stderr:\n{stderr}"
+        );
+        let at = errors[0];
+        assert!(
+            at + 2 >= lines.len(),
+            "{what}: the error line is not last; stderr:\n{stderr}"
+        );
+        assert!(
+            lines[at].len() < 600,
+            "{what}: error line too long: {}",
+            lines[at]
+        );
+    }
+    code
+}
+
+/// Writes `data` to `name` in `dir`.
+fn write(dir: &Path, name: &str, data: &[u8]) -> String {
+    std::fs::write(dir.join(name), data).unwrap();
+    dir.join(name).display().to_string()
+}
+
+#[test]
+fn truncated_profiles_are_read_or_refused() {
+    for c in cases() {
+        let data = c.data();
+        for n in offsets(data.len()) {
+            parse_checked(&data[..n], &format!("{} cut at {n}", c.profile));
+        }
+    }
+}
+
+#[test]
+fn truncated_profiles_through_the_command() {
+    let d = scratch("truncated_command");
+    for c in cases() {
+        let data = c.data();
+        let prog = c.dir.join(&c.binary).display().to_string();
+        for n in [0, 7, data.len() / 3, data.len() - 1] {
+            let p = write(&d, "cut.prof", &data[..n]);
+            let out = run(&d, &["--text", &prog, &p]);
+            let code = check(&out, &format!("{} cut at {n}", c.profile));
+            if n == 0 {
+                assert_eq!(code, 1, "an empty profile is refused");
+            }
+        }
+    }
+}
+
+#[test]
+fn bit_flipped_profiles_are_read_or_refused() {
+    let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
+    for c in cases() {
+        let data = c.data();
+        for i in 0..300 {
+            let mut m = data.clone();
+            let flips = 1 + rng.below(8);
+            for _ in 0..flips {
+                // Half the flips hit the header, where the format is sniffed.
+                let pos = if i % 2 == 0 {
+                    rng.below(m.len().min(128))
+                } else {
+                    rng.below(m.len())
+                };
+                m[pos] ^= 1 << rng.below(8);
+            }
+            parse_checked(&m, &format!("{} flip #{i}", c.profile));
+        }
+        // Runs of garbage bytes.
+        for i in 0..50 {
+            let mut m = data.clone();
+            let at = rng.below(m.len());
+            let len = (1 + rng.below(64)).min(m.len() - at);
+            for b in &mut m[at..at + len] {
+                *b = rng.next() as u8;
+            }
+            parse_checked(&m, &format!("{} garbage #{i} at {at}", c.profile));
+        }
+    }
+}
+
+#[test]
+fn bit_flipped_profiles_through_the_command() {
+    let d = scratch("flipped_command");
+    let mut rng = XorShift(0x2545_f491_4f6c_dd1d);
+    for c in cases().iter().step_by(2) {
+        let data = c.data();
+        let prog = c.dir.join(&c.binary).display().to_string();
+        for _ in 0..2 {
+            let mut m = data.clone();
+            for _ in 0..16 {
+                let pos = rng.below(m.len());
+                m[pos] ^= 1 << rng.below(8);
+            }
+            let p = write(&d, "flipped.prof", &m);
+            let out = run(&d, &["--text", &prog, &p]);
+            check(&out, &format!("{} flipped", c.profile));
+        }
+    }
+}
+
+/// A heap profile with one record: `counts` are the four numbers, `stack` the addresses.
+fn heap_profile(counts: [&str; 4], stack: &str) -> Vec<u8> {
+    format!(
+        "heap profile: {0}: {1} [{2}: {3}] @ heapprofile\n{0}: {1} [{2}: {3}] @ {stack}\n",
+        counts[0], counts[1], counts[2], counts[3]
+    )
+    .into_bytes()
+}
+
+/// A 64-bit little-endian binary CPU profile from words.
+fn cpu_words(words: &[u64]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+#[test]
+fn absurd_numbers() {
+    let d = scratch("absurd_numbers");
+    let deep: String = (0..100_000)
+        .map(|i| format!("0x{:x}", 0x40_0000 + i * 16))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let max_i = "9223372036854775807";
+    let max_u = "18446744073709551615";
+    let huge_dec = format!("{}.5", "9".repeat(400));
+    let mut cases: Vec<(&str, Vec<u8>)> = vec![
+        (
+            "deep max counts",
+            heap_profile(["2147483647", max_i, "2147483647", max_i], &deep),
+        ),
+        ("u64 max", heap_profile([max_u, max_u, max_u, max_u], "0x1")),
+        (
+            "u64 max + 1",
+            heap_profile(["18446744073709551616", "1", "1", "1"], "0x1"),
+        ),
+        (
+            "i64 min",
+            heap_profile(
+                ["-9223372036854775808", "-9223372036854775808", "1", "1"],
+                "0x1",
+            ),
+        ),
+        (
+            "infinite decimals",
+            heap_profile(["1", &huge_dec, "1", &huge_dec], "0x1"),
+        ),
+        (
+            "address too wide",
+            heap_profile(["1", "1", "1", "1"], "0x1ffffffffffffffffff"),
+        ),
+        (
+            "address max",
+            heap_profile(["1", "1", "1", "1"], "0xffffffffffffffff 0x0"),
+        ),
+    ];
+    // +inf and -inf on one stack: the sums are NaN.
+    let mut nan = heap_profile(["1", &huge_dec, "1", &huge_dec], "0x1 0x2");
+    nan.extend_from_slice(format!("1: -{huge_dec} [1: -{huge_dec}] @ 0x1 0x2\n").as_bytes());
+    cases.push(("inf minus inf", nan));
+    for rate in ["0", "1", max_u, "18446744073709551616"] {
+        let text = format!(
+            "heap profile: 1: {max_i} [1: {max_i}] @ heap_v2/{rate}\n1: {max_i} [1: {max_i}] @ 0x1\n3: 1 [5: 0] @ 0x2\n"
+        );
+        cases.push(("heap_v2 rate", text.into_bytes()));
+    }
+    cases.push((
+        "jemalloc huge",
+        format!(
+            "heap_v2/{max_u}\n  t*: 1: 1 [0: 0]\n  t{max_u}: 1: 1 [0: 0]\n@ 0x1 0x2\n  t*: {max_u}: {max_u} [{max_u}: {max_u}]\n  t{max_u}: 1: 1 [1: 1]\n  t18446744073709551616: 1: 1 [1: 1]\n"
+        )
+        .into_bytes(),
+    ));
+    // CPU: a header claiming a huge depth; a record with the largest depth read, cut short;
+    // the largest count; a zero period and an absurd one.
+    cases.push((
+        "cpu huge depth",
+        cpu_words(&[0, 3, 0, 10000, 0, 1, u64::MAX, 1]),
+    ));
+    cases.push((
+        "cpu depth 65536 cut",
+        cpu_words(&[0, 3, 0, 10000, 0, 1, 65536, 0x40_1000]),
+    ));
+    let mut deep_cpu = vec![0, 3, 0, 0, 0, u64::MAX, 65536];
+    deep_cpu.extend((0..65536).map(|i| 0x40_1000 + i));
+    deep_cpu.extend([0, 1, 0]);
+    cases.push(("cpu depth 65536 max count", cpu_words(&deep_cpu)));
+    cases.push((
+        "cpu header size huge",
+        cpu_words(&[0, u64::MAX, 0, 10000, 0]),
+    ));
+    cases.push((
+        "cpu header size 2^32",
+        cpu_words(&[0, 1 << 32, 0, 10000, 0]),
+    ));
+    cases.push((
+        "cpu period max",
+        cpu_words(&[0, 3, 0, 1 << 32, 0, 1, 1, 0x1, 0, 1, 0]),
+    ));
+    let mut cpu32: Vec<u8> = [0u32, 3, 0, 10000, 0, u32::MAX, u32::MAX, 1]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
+    cpu32.extend_from_slice(&[1, 2, 3]);
+    cases.push(("cpu 32-bit huge", cpu32));
+    for (var, value) in [
+        ("cycles/second", "nan"),
+        ("cycles/second", "inf"),
+        ("cycles/second", "1e-300"),
+        ("cycles/second", "-5"),
+        ("sampling period", "nan"),
+        ("sampling period", "1e308"),
+        ("sampling period", "-1"),
+    ] {
+        let text = format!(
+            "--- contention\n{var}={value}\n{max_i} {max_i} @ 0x1 0x2\n-{max_i} 1 @ 0x1 0x2\n-9223372036854775808 0 @ 0x3\n"
+        );
+        cases.push(("contention attribute", text.into_bytes()));
+    }
+    cases.push((
+        "contention count past i64",
+        b"--- contention\n99999999999999999999 1 @ 0x3\n".to_vec(),
+    ));
+    cases.push((
+        "symbolized",
+        format!(
+            "--- symbol\nbinary=/nonexistent\n0xffffffffffffffff {}\n0x1\n---\n--- heap\nheap profile: 1: 1 [1: 1] @ heapprofile\n1: 1 [1: 1] @ 0xffffffffffffffff 0x1\n",
+            "f--".repeat(10000)
+        )
+        .into_bytes(),
+    ));
+    cases.push((
+        "threadz",
+        format!(
+            "--- threadz 1 ---\n--- Thread 1 (name: a) stack: ---\n  PC: {}\n--- Thread 2 same as previous thread\n",
+            "0xffffffffffffffff ".repeat(5000)
+        )
+        .into_bytes(),
+    ));
+    let prog = common::root().join("testdata/t-heap/theap");
+    let prog = prog.display().to_string();
+    for (i, (what, data)) in cases.iter().enumerate() {
+        parse_checked(data, what);
+        let p = write(&d, &format!("absurd{i}.prof"), data);
+        for args in [
+            &["--text", "missing-program", &p][..],
+            &["--text", "--stacks", &prog, &p][..],
+            &["--collapsed", &prog, &p, &p][..],
+            &["--raw", &prog, &p][..],
+        ] {
+            let out = run(&d, args);
+            check(&out, &format!("{what} ({args:?})"));
+        }
+    }
+}
+
+#[test]
+fn cyclic_and_overlapping_maps() {
+    let d = scratch("maps");
+    let prog = common::root().join("testdata/t-heap/theap");
+    let prog = prog.display().to_string();
+    let head = "heap profile: 2: 16 [2: 16] @ heapprofile\n1: 8 [1: 8] @ 0x401000 0x7f0000001000\n1: 8 [1: 8] @ 0x7f0000002000\nMAPPED_LIBRARIES:\n";
+    let mut maps: Vec<String> = vec![
+        // Overlapping and identical ranges, all naming the program.
+        format!(
+            "00400000-00500000 r-xp 00000000 fe:00 1 {prog}\n00400000-00500000 r-xp 00000000 fe:00 1 {prog}\n00450000-00460000 r-xp 00001000 fe:00 1 {prog}\n00000000-ffffffffffffffff r-xp 00000000 fe:00 1 {prog}\n"
+        ),
+        // Start above the end, offsets past the file.
+        format!(
+            "7f0000002000-7f0000001000 r-xp ffffffffffffffff fe:00 1 {prog}.so\n7f0000000000-7f0000100000 r-xp fffffffffffff000 fe:00 1 /lib/libc.so.6\n"
+        ),
+        // Variables that refer to themselves and to each other.
+        "build=$build/x\n7f0000000000-7f0000100000: $build/lib.so\na=$b$b\nb=$a$a\n7f0000000000-7f0000100000: /$a$b.so\n".to_string(),
+        // Variables that would blow up exponentially if expanded again and again.
+        {
+            let mut s = String::new();
+            for i in 0..40 {
+                s.push_str(&format!("v{i}={}\n", format!("$v{}", i + 1).repeat(8)));
+            }
+            s.push_str(&format!("7f0000000000-7f0000100000: /{}.so\n", "$v0".repeat(8)));
+            s
+        },
+        // The same line many times.
+        format!("7f0000000000-7f0000100000 r-xp 00000000 fe:00 1 {prog}\n").repeat(5000),
+        // Libraries that are directories and devices.
+        "7f0000000000-7f0000100000 r-xp 00000000 fe:00 1 /tmp/.so\n7f0000000000-7f0000100000 r-xp 00000000 fe:00 1 /dev/zero.so\n7f0000000000-7f0000100000: /dev/zero\n".to_string(),
+    ];
+    // A variable as long as a line can be, expanded many times on one line.
+    maps.push(format!(
+        "v={}\n7f0000000000-7f0000100000: /{}.so\n",
+        "x".repeat(100_000),
+        "$v".repeat(10_000)
+    ));
+    for (i, m) in maps.iter().enumerate() {
+        let data = format!("{head}{m}");
+        parse_checked(data.as_bytes(), &format!("maps #{i}"));
+        let p = write(&d, &format!("maps{i}.heap"), data.as_bytes());
+        for args in [
+            &["--text", &prog, &p][..],
+            &["--text", &p][..],
+            &["--raw", &prog, &p][..],
+        ] {
+            let out = run(&d, args);
+            check(&out, &format!("maps #{i} ({args:?})"));
+        }
+    }
+}
+
+/// A minimal ELF header (no sections, no segments): `class` 1 or 2, `data` 1 (little) or 2
+/// (big endian), `machine` e.g. 183 for aarch64.
+fn elf_header(class: u8, data: u8, machine: u16) -> Vec<u8> {
+    let mut h = vec![0x7f, b'E', b'L', b'F', class, data, 1, 0];
+    h.resize(16, 0);
+    let half = |v: u16| {
+        if data == 2 {
+            v.to_be_bytes()
+        } else {
+            v.to_le_bytes()
+        }
+    };
+    let word = |v: u32| {
+        if data == 2 {
+            v.to_be_bytes()
+        } else {
+            v.to_le_bytes()
+        }
+    };
+    h.extend(half(3)); // ET_DYN
+    h.extend(half(machine));
+    h.extend(word(1)); // version
+    let (addr, ehsize, phentsize, shentsize) = if class == 2 {
+        (8, 64u16, 56u16, 64u16)
+    } else {
+        (4, 52, 32, 40)
+    };
+    h.extend(std::iter::repeat_n(0, addr * 3)); // entry, phoff, shoff
+    h.extend(word(0)); // flags
+    h.extend(half(ehsize));
+    h.extend(half(phentsize));
+    h.extend(half(0));
+    h.extend(half(shentsize));
+    h.extend(half(0));
+    h.extend(half(0));
+    assert_eq!(h.len(), ehsize as usize);
+    h
+}
+
+/// The file range of section `name` in an ELF file.
+fn section_range(data: &[u8], name: &str) -> std::ops::Range<usize> {
+    use object::{Object, ObjectSection};
+    let f = object::File::parse(data).unwrap();
+    let s = f.section_by_name(name).unwrap();
+    let (off, len) = s.file_range().unwrap();
+    off as usize..(off + len) as usize
+}
+
+#[test]
+fn bad_programs() {
+    let d = scratch("programs");
+    let heap = common::root().join("testdata/t-heap");
+    let theap = std::fs::read(heap.join("theap")).unwrap();
+    let mut programs: Vec<(String, Vec<u8>)> = vec![
+        (
+            "text file".into(),
+            b"#!/bin/sh\necho not a program\n".to_vec(),
+        ),
+        ("empty file".into(), Vec::new()),
+        ("ELF magic only".into(), b"\x7fELF".to_vec()),
+        ("aarch64 header".into(), elf_header(2, 1, 183)),
+        ("big-endian ppc64 header".into(), elf_header(2, 2, 21)),
+        ("32-bit arm header".into(), elf_header(1, 1, 40)),
+        ("bad class".into(), {
+            let mut h = elf_header(2, 1, 62);
+            h[4] = 9;
+            h
+        }),
+    ];
+    for n in [64, 1000, theap.len() / 2, theap.len() - 1] {
+        programs.push((format!("theap cut at {n}"), theap[..n].to_vec()));
+    }
+    // theap with the wrong machine and byte order in its header.
+    let mut arm = theap.clone();
+    arm[18..20].copy_from_slice(&183u16.to_le_bytes());
+    programs.push(("theap as aarch64".into(), arm));
+    let mut be = theap.clone();
+    be[5] = 2;
+    programs.push(("theap marked big-endian".into(), be));
+    // Broken DWARF: garbage over parts of .debug_info and .debug_line, and unit lengths that
+    // claim the whole address space.
+    let mut rng = XorShift(0x1234_5678_9abc_def1);
+    for (name, seed) in [(".debug_info", 1), (".debug_line", 2), (".debug_abbrev", 3)] {
+        let r = section_range(&theap, name);
+        for k in 0..3 {
+            let mut m = theap.clone();
+            let _ = seed;
+            for _ in 0..(8 << k) {
+                let at = r.start + rng.below(r.len());
+                m[at] = rng.next() as u8;
+            }
+            programs.push((format!("theap with garbage in {name} #{k}"), m));
+        }
+        let mut m = theap.clone();
+        m[r.start..r.start + 4].copy_from_slice(&0xffff_fff0u32.to_le_bytes());
+        programs.push((format!("theap with a huge unit in {name}"), m));
+        let mut m = theap.clone();
+        for b in &mut m[r.clone()] {
+            *b = 0xff;
+        }
+        programs.push((format!("theap with {name} all 0xff"), m));
+    }
+    for (i, (what, data)) in programs.iter().enumerate() {
+        // Each in its own directory under the program's own name, so that the profile's map
+        // line for /tmp/rpprof-corpus/t-heap/theap takes it.
+        let dir = d.join(format!("p{i}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let prog = write(&dir, "theap", data);
+        let profile = heap.join("theap.hprof.0003.heap").display().to_string();
+        for args in [
+            &["--text", &prog, &profile][..],
+            &["--text", "--lines", &prog, &profile][..],
+        ] {
+            let out = run(&dir, args);
+            check(&out, &format!("{what} ({args:?})"));
+        }
+    }
+    // The same file given to --add_lib.
+    let out = run(
+        &d,
+        &[
+            "--text",
+            "--add_lib=p0/theap",
+            "missing",
+            &heap.join("theap.hprof.0003.heap").display().to_string(),
+        ],
+    );
+    check(&out, "--add_lib text file");
+}
+
+#[test]
+fn empty_files_and_directories() {
+    let d = scratch("paths");
+    let empty = write(&d, "empty.prof", b"");
+    let dir = d.join("a-directory");
+    std::fs::create_dir_all(&dir).unwrap();
+    let dir = dir.display().to_string();
+    let heap = common::root().join("testdata/t-heap");
+    let prog = heap.join("theap").display().to_string();
+    let profile = heap.join("theap.hprof.0003.heap").display().to_string();
+    for (what, args) in [
+        ("empty profile", vec!["--text", &prog, &empty]),
+        ("empty profile alone", vec!["--text", &empty]),
+        ("directory as profile", vec!["--text", &prog, &dir]),
+        ("directory as the only argument", vec!["--text", &dir]),
+        ("directory as program", vec!["--text", &dir, &profile]),
+        (
+            "directory as base",
+            vec!["--text", "--base", &dir, &prog, &profile],
+        ),
+        (
+            "empty base",
+            vec!["--text", "--base", &empty, &prog, &profile],
+        ),
+        ("missing profile", vec!["--text", &prog, "no-such.prof"]),
+        ("/dev/null as profile", vec!["--text", &prog, "/dev/null"]),
+    ] {
+        let out = run(&d, &args);
+        let code = check(&out, what);
+        assert_eq!(code, 1, "{what}: a refused input exits with 1");
+    }
+    let out = run(&d, &["--text", &empty, &profile]);
+    check(&out, "empty program");
+}
+
+#[test]
+fn exit_statuses() {
+    let d = scratch("exit_statuses");
+    let heap = common::root().join("testdata/t-heap");
+    let prog = heap.join("theap").display().to_string();
+    let profile = heap.join("theap.hprof.0003.heap").display().to_string();
+    let ok = run(&d, &["--text", &prog, &profile]);
+    assert_eq!(check(&ok, "plain run"), 0);
+    assert!(!ok.stdout.is_empty());
+    for (what, args, want) in [
+        ("no arguments", vec![], 1),
+        (
+            "unknown option",
+            vec!["--no-such-option", &prog, &profile],
+            1,
+        ),
+        ("bad number", vec!["--nodecount=many", &prog, &profile], 1),
+        ("bad regexp", vec!["--focus=(", &prog, &profile], 1),
+        ("program only", vec!["--text", &prog], 1),
+        ("not implemented", vec!["--disasm=main", &prog, &profile], 2),
+        (
+            "remote profile, nothing listening",
+            vec!["--text", "127.0.0.1:1/pprof/heap"],
+            1,
+        ),
+    ] {
+        let out = run(&d, &args);
+        assert_eq!(check(&out, what), want, "{what}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn arguments_that_are_not_utf8() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let out = Command::new(env!("CARGO_BIN_EXE_rpprof"))
+        .arg("--text")
+        .arg(OsStr::from_bytes(b"prog\xff"))
+        .arg(OsStr::from_bytes(b"heap\xfe.prof"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(check(&out, "non-UTF-8 arguments"), 1);
+}
+
+#[test]
+fn closed_stdout_ends_quietly() {
+    let heap = common::root().join("testdata/t-heap");
+    for mode in ["--text", "--stacks", "--collapsed", "--raw", "--traces"] {
+        let mut args = vec![mode];
+        if mode == "--stacks" {
+            args.push("--text");
+        }
+        args.extend(["theap", "theap.hprof.0003.heap"]);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_rpprof"))
+            .args(&args)
+            .current_dir(&heap)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Close the reading end before rpprof writes anything.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{mode}: {stderr}");
+        assert!(
+            !stderr.contains("panicked") && !stderr.contains("Broken pipe"),
+            "{mode}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn symbols_mode_on_bad_input() {
+    let heap = common::root().join("testdata/t-heap");
+    for input in [
+        &b""[..],
+        b"0xffffffffffffffff 0x0 0x1ffffffffffffffffffff\n",
+        b"\xff\xfe garbage\n",
+        b"7f0000000000-7f0000100000 r-xp ffffffffffffffff fe:00 1 /lib/libc.so.6\n0x7f0000000010\n",
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_rpprof"))
+            .args(["--symbols", "theap"])
+            .current_dir(&heap)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(input).unwrap();
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        check(&out, &format!("--symbols with {input:?}"));
+    }
+}
+
+/// Runs rpprof in `dir`, killing it after `secs` seconds: for inputs that used to make it
+/// wait forever.
+fn run_with_timeout(dir: &Path, args: &[&str], secs: u64) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rpprof"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed().as_secs() >= secs {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("rpprof {args:?} still running after {secs} s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn debug_links_to_devices_are_not_read() {
+    // Found by review: a .gnu_debuglink of "/dev/zero" made rpprof read /dev/zero for its
+    // CRC until memory ran out.
+    let d = scratch("debuglink");
+    let case = common::root().join("testdata/t-stripped");
+    let orig = std::fs::read(case.join("tstrip")).unwrap();
+    let r = section_range(&orig, ".gnu_debuglink");
+    let profile = case.join("tstrip.prof").display().to_string();
+    for (i, name) in [&b"/dev/zero"[..], b"/dev/stdin"].iter().enumerate() {
+        // The name, NUL-padded to 4 bytes, then the CRC, over the 20-byte section.
+        let mut link = name.to_vec();
+        link.push(0);
+        while link.len() % 4 != 0 {
+            link.push(0);
+        }
+        link.extend_from_slice(&0x3978_6652u32.to_le_bytes());
+        assert!(link.len() <= r.len());
+        let mut m = orig.clone();
+        m[r.start..r.start + link.len()].copy_from_slice(&link);
+        let dir = d.join(format!("d{i}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let prog = write(&dir, "tstrip", &m);
+        let out = run_with_timeout(&dir, &["--text", &prog, &profile], 60);
+        check(
+            &out,
+            &format!("debuglink {}", String::from_utf8_lossy(name)),
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn fifos_in_the_memory_map_are_not_opened() {
+    if !common::have("mkfifo") {
+        common::skip("fifos_in_the_memory_map_are_not_opened", "no mkfifo");
+        return;
+    }
+    let d = scratch("fifo");
+    let fifo = d.join("libfifo.so");
+    let ok = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(ok.success());
+    let data = format!(
+        "heap profile: 1: 8 [1: 8] @ heapprofile\n1: 8 [1: 8] @ 0x7f0000001000\nMAPPED_LIBRARIES:\n7f0000000000-7f0000100000 r-xp 00000000 fe:00 1 {}\n",
+        fifo.display()
+    );
+    let p = write(&d, "fifo.heap", data.as_bytes());
+    let out = run_with_timeout(&d, &["--text", "missing-program", &p], 60);
+    check(&out, "a FIFO as a library");
+    let out = run_with_timeout(
+        &d,
+        &[
+            "--text",
+            "--add_lib",
+            &fifo.display().to_string(),
+            "missing-program",
+            &p,
+        ],
+        60,
+    );
+    check(&out, "a FIFO as --add_lib");
+}
+
+/// `elf` (64-bit little-endian) with section `name` zlib-compressed in place
+/// (SHF_COMPRESSED), its header claiming `claim` uncompressed bytes (None: the true size).
+fn compress_section(elf: &[u8], name: &str, claim: Option<u64>) -> Vec<u8> {
+    use object::{Object, ObjectSection};
+    let f = object::File::parse(elf).unwrap();
+    let s = f.section_by_name(name).unwrap();
+    let index = s.index().0;
+    let (off, len) = s.file_range().unwrap();
+    let (off, len) = (off as usize, len as usize);
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+    z.write_all(&elf[off..off + len]).unwrap();
+    let z = z.finish().unwrap();
+    let mut chdr = Vec::new();
+    chdr.extend(1u32.to_le_bytes()); // ELFCOMPRESS_ZLIB
+    chdr.extend(0u32.to_le_bytes());
+    chdr.extend(claim.unwrap_or(len as u64).to_le_bytes());
+    chdr.extend(1u64.to_le_bytes());
+    let body = [chdr, z].concat();
+    assert!(body.len() <= len, "{name} does not shrink");
+    let mut out = elf.to_vec();
+    out[off..off + body.len()].copy_from_slice(&body);
+    let shoff = u64::from_le_bytes(elf[0x28..0x30].try_into().unwrap()) as usize;
+    let shentsize = u16::from_le_bytes(elf[0x3a..0x3c].try_into().unwrap()) as usize;
+    let sh = shoff + index * shentsize;
+    let flags = u64::from_le_bytes(out[sh + 8..sh + 16].try_into().unwrap()) | 0x800;
+    out[sh + 8..sh + 16].copy_from_slice(&flags.to_le_bytes());
+    out[sh + 32..sh + 40].copy_from_slice(&(body.len() as u64).to_le_bytes());
+    out
+}
+
+#[test]
+fn compressed_dwarf_claiming_huge_sizes() {
+    let d = scratch("compressed");
+    let heap = common::root().join("testdata/t-heap");
+    let theap = std::fs::read(heap.join("theap")).unwrap();
+    let profile = heap.join("theap.hprof.0003.heap").display().to_string();
+    let lines = |dir: &Path| {
+        let out = run(dir, &["--text", "--lines", "theap", &profile]);
+        check(&out, "compressed DWARF");
+        (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    // Compressed honestly: read as before.
+    let ok = d.join("ok");
+    std::fs::create_dir_all(&ok).unwrap();
+    write(&ok, "theap", &compress_section(&theap, ".debug_info", None));
+    let (out, err) = lines(&ok);
+    assert!(out.contains("theap.cc:"), "{out}\n{err}");
+    // Claiming 8 GiB, or the most a u64 holds: refused without reserving it, the symbol
+    // table still names the functions.
+    for claim in [8u64 << 30, u64::MAX] {
+        let dir = d.join(format!("claim{claim}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        write(
+            &dir,
+            "theap",
+            &compress_section(&theap, ".debug_info", Some(claim)),
+        );
+        let (out, err) = lines(&dir);
+        assert!(err.contains("cannot read its DWARF"), "{err}");
+        assert!(out.contains("main"), "{out}");
+    }
+}
+
+#[test]
+fn jemalloc_thread_lines_cannot_multiply_a_stack() {
+    // Each thread line copies its stack: 40000 addresses and 40000 thread lines (1 MB of
+    // file) would hold 1.6 billion addresses (13 GB).
+    let mut text = String::from("heap_v2/524288\n  t*: 1: 1 [0: 0]\n@");
+    for i in 0..40_000u64 {
+        text.push_str(&format!(" 0x{:x}", 0x40_0000 + i));
+    }
+    text.push('\n');
+    text.push_str(&"  t1: 1: 1 [1: 1]\n".repeat(40_000));
+    let err = rpprof::profile::parse(text.as_bytes(), Path::new("bomb.heap")).unwrap_err();
+    assert!(err.to_string().contains("too many thread records"), "{err}");
+    // A real profile is read as before.
+    let data = std::fs::read(common::root().join("testdata/t-jemalloc/tje.0003.heap")).unwrap();
+    rpprof::profile::parse(&data, Path::new("tje.0003.heap")).unwrap();
+}
+
+#[test]
+fn many_map_variables_read_in_linear_time() {
+    // Each definition used to scan all earlier ones: 200000 names took minutes.
+    let mut text = String::from(
+        "heap profile: 1: 8 [1: 8] @ heapprofile\n1: 8 [1: 8] @ 0x1\nMAPPED_LIBRARIES:\n",
+    );
+    for i in 0..200_000 {
+        text.push_str(&format!("v{i}=/x{i}\n"));
+    }
+    text.push_str("7f0000000000-7f0000100000: $v199999/lib.so\n");
+    let start = std::time::Instant::now();
+    let p = rpprof::profile::parse(text.as_bytes(), Path::new("vars.heap")).unwrap();
+    assert_eq!(p.mappings[0].path, "/x199999/lib.so");
+    assert!(start.elapsed().as_secs() < 30, "{:?}", start.elapsed());
+}
+
+#[test]
+fn output_that_cannot_be_written_exits_2() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        common::skip("output_that_cannot_be_written_exits_2", "no /dev/full");
+        return;
+    };
+    let heap = common::root().join("testdata/t-heap");
+    let out = Command::new(env!("CARGO_BIN_EXE_rpprof"))
+        .args(["--text", "theap", "theap.hprof.0003.heap"])
+        .current_dir(&heap)
+        .stdin(Stdio::null())
+        .stdout(full)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert_eq!(check(&out, "stdout on /dev/full"), 2);
+}
+
+#[test]
+fn contention_attributes_that_are_not_numbers_are_refused() {
+    for (var, value) in [
+        ("cycles/second", "nan"),
+        ("cycles/second", "inf"),
+        ("cycles/second", "0"),
+        ("sampling period", "nan"),
+        ("sampling period", "-inf"),
+    ] {
+        let text = format!("--- contention\n{var}={value}\n10 1 @ 0x1\n");
+        let err = rpprof::profile::parse(text.as_bytes(), Path::new("c.prof")).unwrap_err();
+        assert!(
+            err.to_string().contains("bad value"),
+            "{var}={value}: {err}"
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_pipe_as_the_first_argument_is_read_once() {
+    // `rpprof --text <(cat heap)`: the first argument used to be opened twice (once to see
+    // whether it is a program), and the second open of a pipe waits for a writer forever.
+    if !common::have("mkfifo") {
+        common::skip("a_pipe_as_the_first_argument_is_read_once", "no mkfifo");
+        return;
+    }
+    let d = scratch("pipe_first");
+    let fifo = d.join("heap.pipe");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let data = std::fs::read(common::root().join("testdata/t-heap/theap.hprof.0003.heap")).unwrap();
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            // Opening for writing waits for rpprof to open the reading end.
+            if let Ok(mut f) = std::fs::OpenOptions::new().write(true).open(&fifo) {
+                let _ = f.write_all(&data);
+            }
+        })
+    };
+    let child = Command::new(env!("CARGO_BIN_EXE_rpprof"))
+        .args(["--text", &fifo.display().to_string()])
+        .current_dir(&d)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    let out = match rx.recv_timeout(std::time::Duration::from_secs(60)) {
+        Ok(out) => out.unwrap(),
+        Err(_) => {
+            let _ = Command::new("kill").arg(pid.to_string()).status();
+            panic!("rpprof still waiting on the pipe after 60 s");
+        }
+    };
+    writer.join().unwrap();
+    assert_eq!(check(&out, "profile from a pipe"), 0);
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("Total: "));
+}
