@@ -1003,3 +1003,40 @@ fn a_pipe_as_the_first_argument_is_read_once() {
     assert_eq!(check(&out, "profile from a pipe"), 0);
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("Total: "));
 }
+
+/// Inputs the fuzzers (fuzz/) found problems with, kept in `tests/data/fuzz/`.
+fn fuzz_input(name: &str) -> Vec<u8> {
+    std::fs::read(common::root().join("tests/data/fuzz").join(name)).unwrap()
+}
+
+/// A Rust v0 name whose binder claims an enormous number of lifetimes while nothing is
+/// printed: the demangler looped on the count (demangle target, timeout).
+#[test]
+fn fuzz_regression_demangle_binder_count() {
+    let data = fuzz_input("demangle-timeout-d616c0e1");
+    let name = rpprof::symbolize::demangle::nm_name(&data);
+    assert!(!name.is_empty());
+    let _ = rpprof::symbolize::names::short_name(&name, false);
+}
+
+/// An ELF whose empty DWARF section's data is not inside the mapped file: the section's
+/// offset in the mapping was computed by a subtraction that overflowed (elf_symbolize
+/// target, a panic with overflow checks on, as in this test build).
+#[test]
+fn fuzz_regression_elf_section_outside_the_mapping() {
+    let d = scratch("fuzz_regression_elf");
+    let prog = write(&d, "prog", &fuzz_input("elf_symbolize-crash-efdf78b5"));
+    let profile = write(
+        &d,
+        "p.heap",
+        &heap_profile(["1", "1024", "1", "1024"], "0x1000 0x1010 0x401000"),
+    );
+    check(
+        &run(&d, &["--text", &prog, &profile]),
+        "fuzzed ELF as program",
+    );
+    check(
+        &run(&d, &["--text", "--lines", &prog, &profile]),
+        "fuzzed ELF, --lines",
+    );
+}

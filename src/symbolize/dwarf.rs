@@ -368,8 +368,16 @@ impl Dwarf {
                 }
                 match sec.uncompressed_data() {
                     Ok(std::borrow::Cow::Borrowed(b)) => {
-                        let start = b.as_ptr() as usize - base;
-                        ranges.insert(id, (start, start + b.len()));
+                        // A slice inside the mapping is kept as a range of it; anything else
+                        // (an empty section's static slice: found by fuzzing) is copied.
+                        match (b.as_ptr() as usize).checked_sub(base) {
+                            Some(start) if start.saturating_add(b.len()) <= map.len() => {
+                                ranges.insert(id, (start, start + b.len()));
+                            }
+                            _ => {
+                                owned.insert(id, b.to_vec());
+                            }
+                        }
                     }
                     Ok(std::borrow::Cow::Owned(v)) => {
                         owned.insert(id, v);

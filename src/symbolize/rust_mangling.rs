@@ -409,7 +409,11 @@ impl<'a> Demangler<'a> {
             return;
         }
         let bound = self.opt_integer_62(b'G');
-        if bound > 0 {
+        if bound > 0 && (self.skipping_printing || self.errored) {
+            // Nothing is printed: only the depth changes. (Looping a count read from the
+            // symbol, up to 2^64, hung on a fuzzed name.)
+            self.bound_lifetime_depth = self.bound_lifetime_depth.wrapping_add(bound);
+        } else if bound > 0 {
             self.print(b"for<");
             let mut i: u64 = 0;
             while i < bound {
