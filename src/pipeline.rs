@@ -235,6 +235,18 @@ fn read_profile(arg: &str) -> Result<Input> {
     Ok(Input { path, profile })
 }
 
+/// The symbolizer's options for a run.
+fn symbol_options(opts: &Options, jeprof: bool, address_width: usize) -> symbolize::Options {
+    symbolize::Options {
+        lib_prefix: opts.lib_prefix.clone(),
+        add_lib: opts.add_lib.clone(),
+        keep_templates: opts.keep_templates,
+        jeprof,
+        address_width,
+        binutils_inline_names: opts.pprof_quirks,
+    }
+}
+
 /// The arguments after remote profiles were fetched.
 struct Fetched {
     /// The program and profile arguments, fetched profiles replaced by their saved copies.
@@ -369,14 +381,7 @@ pub fn run_with_input(
                 std::io::Error::from(std::io::ErrorKind::NotFound),
             ));
         }
-        let sym_opts = symbolize::Options {
-            lib_prefix: opts.lib_prefix.clone(),
-            add_lib: opts.add_lib.clone(),
-            keep_templates: opts.keep_templates,
-            jeprof: opts.jeprof,
-            address_width: 16,
-            binutils_inline_names: opts.pprof_quirks,
-        };
+        let sym_opts = symbol_options(opts, opts.jeprof, 16);
         let mut warnings = Vec::new();
         let mut buf = Vec::new();
         symbols::write(&mut buf, &program, input, &sym_opts, &mut warnings).map_err(io_err)?;
@@ -506,14 +511,7 @@ pub fn run_with_input(
     }
     let main = &inputs[0].profile;
     let mut warnings = Vec::new();
-    let sym_opts = symbolize::Options {
-        lib_prefix: opts.lib_prefix.clone(),
-        add_lib: opts.add_lib.clone(),
-        keep_templates: opts.keep_templates,
-        jeprof,
-        address_width: w,
-        binutils_inline_names: opts.pprof_quirks,
-    };
+    let sym_opts = symbol_options(opts, jeprof, w);
     let symbols: SymbolTable = if symbolized {
         let mut names = std::collections::BTreeMap::new();
         for i in inputs.iter().chain(base.iter()) {
@@ -605,10 +603,9 @@ pub fn run_with_input(
     if opts.mode == Mode::List {
         let st = ctx.filtered(merged, &mut notes);
         let values = list::AddressValues::of(st.map.iter().map(|(k, v)| (k.as_slice(), *v)));
-        let pattern = opts.routines.as_deref().unwrap_or("");
-        let re = Regex::new(pattern).map_err(|e| {
-            Error::usage(format!("--list: bad regular expression {pattern:?}: {e}"))
-        })?;
+        let Some(re) = compile(&opts.routines, "list")? else {
+            return Err(Error::usage("--list needs a regular expression"));
+        };
         let main = &inputs[0].profile;
         let mut warnings = Vec::new();
         let routines = match program.clone().or_else(|| program_from_map(main)) {
@@ -623,7 +620,9 @@ pub fn run_with_input(
         let mut msgs: Vec<u8> = Vec::new();
         list::write(&mut buf, &mut msgs, &routines, &values, measure).map_err(io_err)?;
         timer.stage(err, "list");
-        for n in notes.iter().chain(&warnings) {
+        // The warnings about the files were printed when they were symbolized.
+        drop(warnings);
+        for n in &notes {
             writeln!(err, "{n}").map_err(io_err)?;
         }
         err.write_all(&msgs).map_err(io_err)?;
