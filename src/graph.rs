@@ -495,10 +495,12 @@ impl Reduced {
 fn fullname_to_shortname(symbols: &SymbolTable) -> FxHashMap<Arc<str>, String> {
     let mut seen_once: FxHashMap<Arc<str>, Arc<str>> = FxHashMap::default();
     let mut more: rustc_hash::FxHashSet<Arc<str>> = Default::default();
-    let entries = symbols.sorted();
-    for (_, frames) in &entries {
+    // Most addresses share their function's name (one `Arc`): look at each name once.
+    let mut met: rustc_hash::FxHashSet<*const u8> = Default::default();
+    // The result does not depend on the order the entries are met in.
+    for (_, frames) in symbols.iter() {
         let Some(f) = frames.first() else { continue };
-        if tag_of(&f.function).is_none() {
+        if !met.insert(f.function.as_ptr()) || tag_of(&f.function).is_none() {
             continue;
         }
         let short = f.short.clone();
@@ -516,7 +518,7 @@ fn fullname_to_shortname(symbols: &SymbolTable) -> FxHashMap<Arc<str>, String> {
     if more.is_empty() {
         return map;
     }
-    for (_, frames) in &entries {
+    for (_, frames) in symbols.iter() {
         let Some(f) = frames.first() else { continue };
         let short = &f.short;
         if more.contains(short)
@@ -567,9 +569,14 @@ pub fn reduce(stacks: &Stacks, symbols: &SymbolTable, opts: &Options) -> Reduced
     let mut sorted: Vec<(&Vec<u64>, &f64)> = stacks.map.iter().collect();
     // Callback::Run frames are numbered in the order they are met: meet them in a fixed
     // order (pprof's is hash order).
-    if symbols.any_function(|f| f.contains("Callback") && f.ends_with("::Run")) {
+    if symbols.any_function(|f| f.ends_with("::Run") && f.contains("Callback")) {
         sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
     }
+    // With one node per function, a frame's node depends only on its names (and on whether
+    // it is inlined), unless it is named after its address: such frames are cached by name.
+    let by_name_only =
+        opts.granularity == Granularity::Functions && (!opts.show_addresses || opts.jeprof);
+    let mut by_name: FxHashMap<(*const u8, *const u8, bool), u32> = FxHashMap::default();
     let mut path: Vec<u32> = Vec::new();
     // Node id → the last stack it was put on, to keep each node once per stack.
     let mut on_stack: Vec<u32> = Vec::new();
@@ -584,18 +591,47 @@ pub fn reduce(stacks: &Stacks, symbols: &SymbolTable, opts: &Options) -> Reduced
                 Some(&r) => r,
                 None => {
                     let lo = items.len() as u32;
-                    for t in translate(a, symbols, &map, opts) {
-                        let item = match t {
-                            Translated::Name(n) => match intern(n, &mut out) {
-                                Some(id) => Item::Node(id),
-                                None => Item::Skip,
-                            },
-                            Translated::Run(fileline) => {
-                                runs.push(fileline);
-                                Item::Run(runs.len() as u32 - 1)
+                    let mut add = |t: Translated, out: &mut Reduced| match t {
+                        Translated::Name(n) => match intern(n, out) {
+                            Some(id) => Item::Node(id),
+                            None => Item::Skip,
+                        },
+                        Translated::Run(fileline) => {
+                            runs.push(fileline);
+                            Item::Run(runs.len() as u32 - 1)
+                        }
+                    };
+                    match symbols.get(a).filter(|_| by_name_only) {
+                        // Most addresses share their functions' names (the same `Arc`s):
+                        // their nodes are looked up by those.
+                        Some(frames) => {
+                            for (j, f) in frames.iter().enumerate().rev() {
+                                let inline = j > 0;
+                                let key = (
+                                    Arc::as_ptr(&f.function) as *const u8,
+                                    Arc::as_ptr(&f.short) as *const u8,
+                                    inline,
+                                );
+                                if let Some(&id) = by_name.get(&key) {
+                                    items.push(Item::Node(id));
+                                    continue;
+                                }
+                                let t = translate_frame(a, f, inline, true, &map, opts);
+                                // A node named after its address is the address's own.
+                                let shared = matches!(&t, Translated::Name(n) if n.addr.is_none());
+                                let item = add(t, &mut out);
+                                if let (true, Item::Node(id)) = (shared, item) {
+                                    by_name.insert(key, id);
+                                }
+                                items.push(item);
                             }
-                        };
-                        items.push(item);
+                        }
+                        None => {
+                            for t in translate(a, symbols, &map, opts) {
+                                let item = add(t, &mut out);
+                                items.push(item);
+                            }
+                        }
                     }
                     let r = (lo, items.len() as u32);
                     ranges.insert(a, r);
@@ -670,46 +706,56 @@ fn translate(
     map: &FxHashMap<Arc<str>, String>,
     opts: &Options,
 ) -> Vec<Translated> {
-    let w = opts.address_width;
-    let owned;
-    let (frames, symbolized): (&[Frame], bool) = match symbols.get(a) {
-        Some(f) => (f, true),
+    match symbols.get(a) {
+        Some(frames) => frames
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(j, f)| translate_frame(a, f, j > 0, true, map, opts))
+            .collect(),
         None => {
-            let astr: Arc<str> = Arc::from(addr_key(a, w));
-            owned = [Frame {
+            let astr: Arc<str> = Arc::from(addr_key(a, opts.address_width));
+            let f = Frame {
                 function: astr.clone(),
                 fileline: String::new(),
                 short: astr,
-            }];
-            (&owned, false)
+            };
+            vec![translate_frame(a, &f, false, false, map, opts)]
         }
-    };
-    let mut out = Vec::with_capacity(frames.len());
-    for (j, f) in frames.iter().enumerate().rev() {
-        let renamed = if map.is_empty() {
-            None
-        } else {
-            map.get(&f.function)
-        };
-        let base: &str = match renamed {
-            Some(s) => s,
-            None if symbolized => &f.short,
-            None => &f.function,
-        };
-        let inline = j > 0;
-        // pprof's /Callback.*::Run$/ (an inlined frame's name ends in " (inline)").
-        if !inline
-            && let Some(head) = base.strip_suffix("::Run")
-            && head.contains("Callback")
-        {
-            out.push(Translated::Run(f.fileline.clone()));
-            continue;
-        }
-        let key = granular(base, inline, &f.fileline, a, w, opts);
-        let addr = is_addr_key(&key, a, w).then_some(a);
-        out.push(Translated::Name(Node { key, addr }));
     }
-    out
+}
+
+/// [`translate`] of one frame of address `a` (`symbolized` when the frame is the symbol
+/// table's, not a stand-in for an unknown address).
+fn translate_frame(
+    a: u64,
+    f: &Frame,
+    inline: bool,
+    symbolized: bool,
+    map: &FxHashMap<Arc<str>, String>,
+    opts: &Options,
+) -> Translated {
+    let w = opts.address_width;
+    let renamed = if map.is_empty() {
+        None
+    } else {
+        map.get(&f.function)
+    };
+    let base: &str = match renamed {
+        Some(s) => s,
+        None if symbolized => &f.short,
+        None => &f.function,
+    };
+    // pprof's /Callback.*::Run$/ (an inlined frame's name ends in " (inline)").
+    if !inline
+        && let Some(head) = base.strip_suffix("::Run")
+        && head.contains("Callback")
+    {
+        return Translated::Run(f.fileline.clone());
+    }
+    let key = granular(base, inline, &f.fileline, a, w, opts);
+    let addr = is_addr_key(&key, a, w).then_some(a);
+    Translated::Name(Node { key, addr })
 }
 
 /// True when `key` is `a` printed by [`addr_key`].
@@ -788,7 +834,7 @@ pub fn translate_stacks(
     let mut run_ids: FxHashMap<u64, usize> = FxHashMap::default();
     let mut sorted: Vec<(&Vec<u64>, &f64)> = stacks.map.iter().collect();
     // The same order as `reduce`, so that `Run#N` numbers agree.
-    if symbols.any_function(|f| f.contains("Callback") && f.ends_with("::Run")) {
+    if symbols.any_function(|f| f.ends_with("::Run") && f.contains("Callback")) {
         sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
     }
     let mut out = Vec::with_capacity(sorted.len());

@@ -87,7 +87,8 @@ pub fn perl_int(v: f64) -> String {
 /// pprof's `Percent`: `num` as a percentage of `tot`, one decimal.
 pub fn percent(num: f64, tot: f64) -> String {
     if tot != 0.0 {
-        format!("{:.1}%", num * 100.0 / tot)
+        let v = num * 100.0 / tot;
+        one_decimal(v).unwrap_or_else(|| format!("{v:.1}%"))
     } else if num == 0.0 {
         "nan".to_string()
     } else if num > 0.0 {
@@ -95,6 +96,32 @@ pub fn percent(num: f64, tot: f64) -> String {
     } else {
         "-inf".to_string()
     }
+}
+
+/// `format!("{v:.1}%")` without the formatting machinery (every line of a report has two
+/// percentages), when `v` is not near a rounding tie; `None` leaves it to `format!`.
+fn one_decimal(v: f64) -> Option<String> {
+    let a = v.abs();
+    if a.is_nan() || a >= 1e12 {
+        return None;
+    }
+    let tenths = a * 10.0;
+    let fl = tenths.floor();
+    let frac = tenths - fl;
+    // Near .5 the exact binary value decides the rounding: leave that to `format!`.
+    if (frac - 0.5).abs() < 1e-6 {
+        return None;
+    }
+    let t = if frac > 0.5 { fl as u64 + 1 } else { fl as u64 };
+    let mut s = String::with_capacity(12);
+    if v.is_sign_negative() {
+        s.push('-');
+    }
+    s.push_str(&(t / 10).to_string());
+    s.push('.');
+    s.push(char::from(b'0' + (t % 10) as u8));
+    s.push('%');
+    Some(s)
 }
 
 /// Perl's default stringification of a number (`%.15g`, integers without a decimal point).
@@ -135,6 +162,35 @@ fn trim_zeros(s: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn percent_fast_path_equals_format() {
+        // A small deterministic generator: values of every size, sign and rounding.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut checked = 0;
+        for i in 0..200_000u32 {
+            let num = (next() % 2_000_000) as f64 - 1_000_000.0 + f64::from(i % 7) * 0.25;
+            let tot = (next() % 5_000_000 + 1) as f64 * if i % 11 == 0 { -1.0 } else { 1.0 };
+            let v = num * 100.0 / tot;
+            if let Some(s) = one_decimal(v) {
+                assert_eq!(s, format!("{v:.1}%"), "{num} / {tot}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 190_000);
+        for v in [
+            0.0, -0.0, 0.04, -0.04, 0.05, 0.15, 0.25, 99.95, 100.0, -12.35, 1e11, 2.5e-7,
+        ] {
+            let want = format!("{v:.1}%");
+            assert_eq!(one_decimal(v).unwrap_or_else(|| want.clone()), want, "{v}");
+        }
+    }
 
     #[test]
     fn formats() {

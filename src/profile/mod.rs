@@ -174,14 +174,14 @@ impl Profile {
 
     /// Every distinct address in the samples (and per-thread samples), sorted.
     pub fn addresses(&self) -> Vec<u64> {
-        let mut v: Vec<u64> = self
-            .samples
-            .iter()
-            .chain(self.threads.values().flatten())
-            .flat_map(|s| s.stack.iter().copied())
-            .collect();
+        // Stacks repeat their frames many times over: a set first, then a sort of the few.
+        let mut seen: rustc_hash::FxHashSet<u64> = Default::default();
+        seen.reserve(self.samples.len().min(1 << 20));
+        for s in self.samples.iter().chain(self.threads.values().flatten()) {
+            seen.extend(s.stack.iter().copied());
+        }
+        let mut v: Vec<u64> = seen.into_iter().collect();
         v.sort_unstable();
-        v.dedup();
         v
     }
 }

@@ -22,6 +22,28 @@ pub fn nm_name(raw: &[u8]) -> String {
     }
 }
 
+/// Demangled names by mangled name, shared by the threads that name one file's addresses
+/// (addr2line's answers and nm's routines name mostly the same functions).
+#[derive(Debug, Default)]
+pub struct Memo(std::sync::Mutex<rustc_hash::FxHashMap<std::sync::Arc<str>, std::sync::Arc<str>>>);
+
+impl Memo {
+    /// [`demangle`]`(name)`, computed once per name.
+    pub fn demangle(&self, name: &str) -> std::sync::Arc<str> {
+        if let Ok(m) = self.0.lock()
+            && let Some(d) = m.get(name)
+        {
+            return d.clone();
+        }
+        // Demangled outside the lock: the other thread may want a different name meanwhile.
+        let d: std::sync::Arc<str> = demangle(name).into();
+        if let Ok(mut m) = self.0.lock() {
+            m.insert(name.into(), d.clone());
+        }
+        d
+    }
+}
+
 /// Demangles `name` as binutils' `bfd_demangle(name, DMGL_PARAMS | DMGL_ANSI)`.
 pub fn demangle(name: &str) -> String {
     let body = name.trim_start_matches(['.', '$']);

@@ -21,8 +21,8 @@
 //! and by `.gnu_debuglink` (next to the file, in `.debug/`, under `/usr/lib/debug`), as
 //! binutils looks for them.
 
+use rustc_hash::FxHashMap as HashMap;
 use std::cell::{OnceCell, RefCell};
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -347,8 +347,8 @@ impl Dwarf {
             } else {
                 RunTimeEndian::Big
             };
-            let mut ranges = HashMap::new();
-            let mut owned = HashMap::new();
+            let mut ranges = HashMap::default();
+            let mut owned = HashMap::default();
             let base = map.as_ptr() as usize;
             for id in ALL_SECTIONS {
                 let name = id.name();
@@ -727,7 +727,7 @@ fn parse_unit<'a>(dwarf: &gimli::Dwarf<R<'a>>, units: &[UnitSlot<'a>], u: usize)
         lookup,
         sequences,
         file_names,
-        renamed: RefCell::new(HashMap::new()),
+        renamed: RefCell::new(HashMap::default()),
         covered: merged,
     })
 }
@@ -1187,7 +1187,7 @@ fn scan_functions<'a>(
     let slot = &units[u];
     let mut ranges: Vec<(u64, u64)> = Vec::new();
     let unit = &slot.unit;
-    let mut scopes: HashMap<(usize, usize), Arc<str>> = HashMap::new();
+    let mut scopes: HashMap<(usize, usize), Arc<str>> = HashMap::default();
     // The scope (`a::b`) at each nesting level: that of the enclosing namespaces and classes.
     let mut scope_stack: Vec<Option<Arc<str>>> = Vec::new();
     let mut funcs: Vec<Func> = Vec::new();
@@ -1389,7 +1389,7 @@ fn finish_functions<'a>(
 ) -> Vec<Func> {
     let lang = units[u].lang;
     // Abstract instances are shared by many inlined copies: read each once.
-    let mut origins: HashMap<(usize, usize), Origin> = HashMap::new();
+    let mut origins: HashMap<(usize, usize), Origin> = HashMap::default();
     let mut events = events.into_iter();
     for (f, &n) in funcs.iter_mut().zip(counts) {
         let own_scope = f.scope.take();

@@ -327,7 +327,10 @@ impl Local {
             ));
         }
         let nm = img.nm.get_or_init(|| NmTable::new(&img.elf));
-        let a2l = Addr2Line::new(&img.elf, img.dwarf.as_deref());
+        let memo = super::demangle::Memo::default();
+        // The lookups run in this thread, in binutils' order; the demangling runs in the
+        // naming thread.
+        let a2l = Addr2Line::new(&img.elf, img.dwarf.as_deref()).deferring_demangling();
         let inlines = nm.fini.is_some();
         let vma_of = |pc: u64| match lib.translate {
             Translate::Identity => pc,
@@ -343,6 +346,7 @@ impl Local {
         };
         let mut namer = Namer {
             nm,
+            memo: &memo,
             keep,
             jeprof,
             width: w,
@@ -389,6 +393,8 @@ impl Local {
 /// addr2line's, places without discriminators, short names.
 struct Namer<'a> {
     nm: &'a NmTable,
+    /// Demangled names, shared with the lookups.
+    memo: &'a super::demangle::Memo,
     keep: bool,
     jeprof: bool,
     width: usize,
@@ -405,7 +411,10 @@ impl Namer<'_> {
             None
         } else {
             Some(match self.nm.lookup(vma) {
-                Some(r) => (r.short(keep), r.full()),
+                Some(r) => {
+                    let full = r.full_with(Some(self.memo));
+                    (r.short(keep), full)
+                }
                 None => {
                     hex = Arc::from(format!("0x{pc:0w$x}"));
                     (&hex, &hex)
@@ -413,7 +422,11 @@ impl Namer<'_> {
             })
         };
         let mut out: Vec<Frame> = Vec::with_capacity(frames.len());
-        for A2lFrame { function, place } in frames {
+        for mut frame in frames {
+            frame.demangle(self.memo);
+            let A2lFrame {
+                function, place, ..
+            } = frame;
             let fileline = if self.jeprof {
                 place
             } else {
@@ -466,10 +479,17 @@ fn segment_fits(segments: &[super::elf::Segment], offset: u64, len: u64) -> bool
 
 /// pprof's clean-up of addr2line places: no discriminator, `:?` becomes `:0`.
 fn pprof_place(mut place: String) -> String {
-    if let Some(i) = place.rfind(" (discriminator ")
-        && place.ends_with(')')
-    {
-        place.truncate(i);
+    if place.ends_with(')') {
+        // The last `(` is the discriminator's, unless a file name holds the text.
+        let i = match place.rfind('(') {
+            Some(i) if place[..i].ends_with(' ') && place[i..].starts_with("(discriminator ") => {
+                Some(i - 1)
+            }
+            _ => place.rfind(" (discriminator "),
+        };
+        if let Some(i) = i {
+            place.truncate(i);
+        }
     }
     if place.ends_with(":?") {
         place.truncate(place.len() - 1);

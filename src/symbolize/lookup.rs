@@ -21,6 +21,9 @@ pub struct A2lFrame {
     /// `file:line`, `file:line (discriminator N)`, `file:?` or `??:?` (or `??:0` when the
     /// address is in no section).
     pub place: String,
+    /// True when `function` is still the raw (mangled) name: see
+    /// [`Addr2Line::deferring_demangling`].
+    pub mangled: bool,
 }
 
 impl A2lFrame {
@@ -29,6 +32,15 @@ impl A2lFrame {
         A2lFrame {
             function: Arc::from("??"),
             place: "??:0".to_string(),
+            mangled: false,
+        }
+    }
+
+    /// Demangles `function` through `memo` if it is still mangled.
+    pub fn demangle(&mut self, memo: &demangle::Memo) {
+        if self.mangled {
+            self.function = memo.demangle(&self.function);
+            self.mangled = false;
         }
     }
 }
@@ -178,6 +190,8 @@ pub struct Addr2Line<'a> {
     demangle: bool,
     /// Demangled names by mangled name: most functions are named at many addresses.
     names: std::cell::RefCell<rustc_hash::FxHashMap<Arc<str>, Arc<str>>>,
+    /// Leave names mangled, marked, for the caller to demangle (in another thread).
+    deferred: bool,
 }
 
 impl<'a> Addr2Line<'a> {
@@ -198,7 +212,15 @@ impl<'a> Addr2Line<'a> {
             debug_syms,
             demangle: true,
             names: Default::default(),
+            deferred: false,
         }
+    }
+
+    /// Leaves demangling to the caller: frames come back with their raw names and
+    /// [`A2lFrame::mangled`] set (see [`A2lFrame::demangle`]).
+    pub fn deferring_demangling(mut self) -> Self {
+        self.deferred = true;
+        self
     }
 
     /// Leaves names mangled (`addr2line` without `-C`), for comparisons.
@@ -247,45 +269,53 @@ impl<'a> Addr2Line<'a> {
                 return self.format_dwarf(frames);
             }
             if let Some((s, file)) = index.find(sec, vma) {
+                let (function, mangled) = self.name_of(&s.name);
                 return vec![A2lFrame {
-                    function: self.name_of(&s.name),
+                    function,
                     place: format!("{}:?", file.unwrap_or("??")),
+                    mangled,
                 }];
             }
         }
         match self.syms.find(sec, vma) {
-            Some((sym, file)) => vec![A2lFrame {
-                function: self.name_of(&sym.name),
-                place: format!("{}:?", file.unwrap_or("??")),
-            }],
+            Some((sym, file)) => {
+                let (function, mangled) = self.name_of(&sym.name);
+                vec![A2lFrame {
+                    function,
+                    place: format!("{}:?", file.unwrap_or("??")),
+                    mangled,
+                }]
+            }
             None => vec![A2lFrame::unknown()],
         }
     }
 }
 
 impl Addr2Line<'_> {
-    /// A name as addr2line prints it: demangled (`-C`), `??` when empty.
-    fn demangled(&self, raw: &str) -> Arc<str> {
+    /// A name as addr2line prints it: demangled (`-C`), `??` when empty; with deferred
+    /// demangling, the raw name and `true` when it still needs demangling.
+    fn demangled(&self, raw: &str) -> (Arc<str>, bool) {
+        let mangled = self.deferred && self.demangle && !raw.is_empty();
         if let Some(d) = self.names.borrow().get(raw) {
-            return d.clone();
+            return (d.clone(), mangled);
         }
         let d: Arc<str> = if raw.is_empty() {
             Arc::from("??")
-        } else if !self.demangle {
+        } else if mangled || !self.demangle {
             Arc::from(raw)
         } else {
             Arc::from(demangle::demangle(raw))
         };
         self.names.borrow_mut().insert(Arc::from(raw), d.clone());
-        d
+        (d, mangled)
     }
 
-    fn name_of(&self, raw: &[u8]) -> Arc<str> {
+    fn name_of(&self, raw: &[u8]) -> (Arc<str>, bool) {
         match std::str::from_utf8(raw) {
             Ok(s) => self.demangled(s),
             // Identifier lengths count bytes: demangle the bytes, not their lossy text.
-            Err(_) if self.demangle => Arc::from(demangle::nm_name(raw)),
-            Err(_) => Arc::from(String::from_utf8_lossy(raw).as_ref()),
+            Err(_) if self.demangle => (Arc::from(demangle::nm_name(raw)), false),
+            Err(_) => (Arc::from(String::from_utf8_lossy(raw).as_ref()), false),
         }
     }
 
@@ -294,18 +324,46 @@ impl Addr2Line<'_> {
         frames
             .into_iter()
             .map(|f| {
-                let function = self.demangled(f.function.as_deref().unwrap_or(""));
+                let (function, mangled) = self.demangled(f.function.as_deref().unwrap_or(""));
                 let file = f.file.as_deref().unwrap_or("??");
-                let place = if f.line == 0 {
-                    format!("{file}:?")
-                } else if f.discriminator != 0 {
-                    format!("{file}:{} (discriminator {})", f.line, f.discriminator)
+                // `file:line`, built by hand: this runs for every frame of every address.
+                let mut place = String::with_capacity(file.len() + 32);
+                place.push_str(file);
+                place.push(':');
+                if f.line == 0 {
+                    place.push('?');
                 } else {
-                    format!("{file}:{}", f.line)
-                };
-                A2lFrame { function, place }
+                    push_decimal(&mut place, f.line);
+                    if f.discriminator != 0 {
+                        place.push_str(" (discriminator ");
+                        push_decimal(&mut place, f.discriminator);
+                        place.push(')');
+                    }
+                }
+                A2lFrame {
+                    function,
+                    place,
+                    mangled,
+                }
             })
             .collect()
+    }
+}
+
+/// Appends `n` in decimal.
+fn push_decimal(s: &mut String, mut n: u32) {
+    let mut digits = [0u8; 10];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[i..] {
+        s.push(char::from(d));
     }
 }
 

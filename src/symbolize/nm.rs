@@ -50,10 +50,23 @@ impl Routine {
     /// without one when pprof replaced a same-address symbol by a code symbol). Demangled on
     /// first use: most routines are never looked up.
     pub fn full(&self) -> &std::sync::Arc<str> {
+        self.full_with(None)
+    }
+
+    /// [`Routine::full`], demangling through `memo` when given.
+    pub fn full_with(&self, memo: Option<&demangle::Memo>) -> &std::sync::Arc<str> {
         self.full.get_or_init(|| {
-            let mut n = self.line.printed();
+            let mut n = match memo {
+                Some(m) => {
+                    let mut n = m.demangle(&self.line.raw).to_string();
+                    n.push_str(&self.line.suffix);
+                    n
+                }
+                None => self.line.printed(),
+            };
             if self.tagged {
-                n.push_str(&format!("<{:0w$x}>", self.line.addr, w = self.width));
+                use std::fmt::Write as _;
+                let _ = write!(n, "<{:0w$x}>", self.line.addr, w = self.width);
             }
             n.into()
         })
