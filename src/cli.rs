@@ -152,7 +152,8 @@ pub struct Args {
     /// "unknown"
     #[arg(long = "pprof_quirks")]
     pub pprof_quirks: bool,
-    /// Accepted for compatibility; rpprof runs no object tools
+    /// Where --disasm finds objdump: path prefixes and tool:path entries, comma separated
+    /// (default $PPROF_TOOLS, then PATH); rpprof runs no other object tool
     #[arg(long, value_name = "prefix")]
     pub tools: Option<String>,
     /// Print debugging information (time and memory of each stage)
@@ -573,6 +574,10 @@ impl Args {
             jeprof,
             debug: self.debug,
             pprof_quirks: self.pprof_quirks,
+            tools: self
+                .tools
+                .clone()
+                .or_else(|| std::env::var("PPROF_TOOLS").ok().filter(|t| !t.is_empty())),
             routines: self.list.clone().or_else(|| self.disasm.clone()),
             seconds: self.seconds,
             graph: CallGraph {

@@ -10,7 +10,8 @@ use crate::graph::{self, Granularity, Stacks};
 use crate::profile::{self, Kind, Profile};
 use crate::remote;
 use crate::report::{
-    Mode, callgrind, collapsed, dot, flame, graphviz, list, proto, raw, symbols, text, traces,
+    Mode, callgrind, collapsed, disasm, dot, flame, graphviz, list, proto, raw, symbols, text,
+    traces,
 };
 use crate::symbolize::{self, NoSymbols, SymbolTable, Symbolize, embedded::Embedded, local::Local};
 use crate::units::Measure;
@@ -95,6 +96,8 @@ pub struct Options {
     /// `--pprof_quirks`: reproduce google-pprof's known mistakes, for byte-identical output
     /// (see README's differences table).
     pub pprof_quirks: bool,
+    /// `--tools` (or `$PPROF_TOOLS`): where `--disasm` finds objdump.
+    pub tools: Option<String>,
     /// Call graph options (`--dot` and the modes drawn from it).
     pub graph: CallGraph,
 }
@@ -391,7 +394,7 @@ pub fn run_with_input(
         out.write_all(&buf).map_err(io_err)?;
         return out.flush().map_err(io_err);
     }
-    if matches!(opts.mode, Mode::Disasm | Mode::Interactive) {
+    if opts.mode == Mode::Interactive {
         return Err(Error::not_implemented(format!(
             "the {} output mode",
             opts.mode.flag()
@@ -600,11 +603,13 @@ pub fn run_with_input(
         out.flush().map_err(io_err)?;
         return Ok(());
     }
-    if opts.mode == Mode::List {
+    if matches!(opts.mode, Mode::List | Mode::Disasm) {
+        let disasm = opts.mode == Mode::Disasm;
         let st = ctx.filtered(merged, &mut notes);
         let values = list::AddressValues::of(st.map.iter().map(|(k, v)| (k.as_slice(), *v)));
-        let Some(re) = compile(&opts.routines, "list")? else {
-            return Err(Error::usage("--list needs a regular expression"));
+        let what = if disasm { "disasm" } else { "list" };
+        let Some(re) = compile(&opts.routines, what)? else {
+            return Err(Error::usage(format!("--{what} needs a regular expression")));
         };
         let main = &inputs[0].profile;
         let mut warnings = Vec::new();
@@ -613,13 +618,19 @@ pub fn run_with_input(
                 &addrs,
                 &re,
                 &|a| values.cum.contains_key(&a),
+                !disasm,
                 &mut warnings,
             ),
             None => Vec::new(),
         };
         let mut msgs: Vec<u8> = Vec::new();
-        list::write(&mut buf, &mut msgs, &routines, &values, measure).map_err(io_err)?;
-        timer.stage(err, "list");
+        if disasm {
+            let objdump = disasm::objdump_path(opts.tools.as_deref())?;
+            disasm::write(&mut buf, &objdump, &routines, &values, measure)?;
+        } else {
+            list::write(&mut buf, &mut msgs, &routines, &values, measure).map_err(io_err)?;
+        }
+        timer.stage(err, what);
         // The warnings about the files were printed when they were symbolized.
         drop(warnings);
         for n in &notes {

@@ -213,6 +213,37 @@ fn list_rows_equal_google_pprof() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// `--disasm` prints objdump's instructions (as pprof does) under the source lines, which it
+/// reads as `--list` does.
+#[test]
+fn disasm_rows_equal_google_pprof() {
+    if let Some(why) = system_libraries_differ() {
+        return common::skip("disasm_rows_equal_google_pprof", &why);
+    }
+    let has_objdump = std::process::Command::new("objdump")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_objdump {
+        return common::skip(
+            "disasm_rows_equal_google_pprof",
+            "objdump (binutils) is not installed",
+        );
+    }
+    let rows = rows(|a| a.starts_with("--disasm"));
+    let root = Path::new("/tmp/rpprof-corpus");
+    let _ = std::fs::create_dir_all(root);
+    for r in &rows {
+        let at = root.join(&r.case);
+        if std::fs::symlink_metadata(&at).is_err() {
+            let _ = std::os::unix::fs::symlink(common::root().join("testdata").join(&r.case), &at);
+        }
+    }
+    let (compared, failures) = replay(&rows, &[]);
+    assert!(compared >= 5, "only {compared} rows compared");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// The default answers differ from google-pprof's where google-pprof is wrong: t-heap's
 /// inlined `copy_bytes` is named after itself, not after `make_record`.
 #[test]

@@ -634,3 +634,29 @@ fn symbols_names_addresses_from_standard_input() {
         text(&out.stderr)
     );
 }
+
+/// `--disasm` runs objdump; without it the mode fails with one line naming the package,
+/// exit status 2, and nothing on standard output.
+#[test]
+fn disasm_without_objdump_names_the_package() {
+    let dir = common::root().join("testdata").join("t-cpu");
+    let empty = scratch("disasm_without_objdump");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rpprof"))
+        .args([
+            "--disasm=sieve",
+            "--lib_prefix=.",
+            "./tcpu-nopie",
+            "tcpu-nopie.prof",
+        ])
+        .current_dir(&dir)
+        .env("PATH", &empty)
+        .output()
+        .expect("run rpprof");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(out.stdout.is_empty());
+    assert!(
+        stderr.contains("objdump") && stderr.contains("binutils"),
+        "{stderr}"
+    );
+}

@@ -2,6 +2,7 @@
 
 pub mod callgrind;
 pub mod collapsed;
+pub mod disasm;
 pub mod dot;
 pub mod flame;
 pub mod graphviz;

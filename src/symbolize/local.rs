@@ -612,13 +612,19 @@ pub struct SourceRun {
     pub line: i64,
 }
 
-/// A routine whose source `--list` prints.
+/// A routine whose source `--list` prints (or whose instructions `--disasm` prints).
 #[derive(Debug, Clone)]
 pub struct ListedRoutine {
     /// pprof's short name.
     pub short: Arc<str>,
-    /// Its bytes, in address order, grouped by source place.
+    /// Its bytes, in address order, grouped by source place (empty unless asked for).
     pub runs: Vec<SourceRun>,
+    /// The file it is in, as mapped (what `objdump` reads for `--disasm`).
+    pub file: PathBuf,
+    /// Its first file address and the one past its end.
+    pub vmas: (u64, u64),
+    /// What turns its file addresses into absolute ones (added, wrapping).
+    pub delta: u64,
 }
 
 /// The longest routine `--list` reads (past it, nm's end address is not a routine's).
@@ -669,6 +675,7 @@ impl Local {
         addrs: &[u64],
         re: &Regex,
         wanted: &dyn Fn(u64) -> bool,
+        places: bool,
         warnings: &mut Vec<String>,
     ) -> Vec<ListedRoutine> {
         // pprof goes through the files in memory-map order (address order), the program's
@@ -719,6 +726,17 @@ impl Local {
             for r in chosen {
                 let mut runs: Vec<SourceRun> = Vec::new();
                 let end = r.end.min(r.start.saturating_add(MAX_LISTED_BYTES));
+                let listed = ListedRoutine {
+                    short: r.short(keep).clone(),
+                    runs: Vec::new(),
+                    file: lib.path.clone(),
+                    vmas: (r.start, end),
+                    delta: abs_of(r.start).wrapping_sub(r.start),
+                };
+                if !places {
+                    out.push(listed);
+                    continue;
+                }
                 let mut objdump = (String::new(), -1);
                 for vma in r.start..end {
                     let frames = a2l.lookup(vma, inlines);
@@ -742,10 +760,7 @@ impl Local {
                         }),
                     }
                 }
-                out.push(ListedRoutine {
-                    short: r.short(keep).clone(),
-                    runs,
-                });
+                out.push(ListedRoutine { runs, ..listed });
             }
         }
         out

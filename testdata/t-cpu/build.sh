@@ -36,4 +36,7 @@ fi
 # --list: annotated source (pprof disassembles with objdump only for the lines)
 ref google-pprof tcpu-pie.prof   list            tcpu-pie   --list=.
 ref google-pprof tcpu-nopie.prof list-sieve-tree tcpu-nopie '--list=sieve|tree'
+# --disasm: annotated disassembly (objdump's instructions, as in pprof)
+ref google-pprof tcpu-nopie.prof disasm-sieve-tree tcpu-nopie '--disasm=sieve|tree'
+ref google-pprof tcpu-pie.prof   disasm-some       tcpu-pie   '--disasm=sieve|tree|twork|cmp_str'
 finish_case tcpu.c twork.c twork.h tplugin.c

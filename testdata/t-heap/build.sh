@@ -33,4 +33,5 @@ heap_refs google-pprof theap theap.growth
 
 # --list with names that have no overloads: pprof orders same-named routines by hash
 ref google-pprof theap.heapv2 list-some theap '--list=one_round|grow|raster'
+ref google-pprof theap.heapv2 disasm-some theap '--disasm=one_round|grow|raster'
 finish_case theap.cc

@@ -28,4 +28,5 @@ done
 ref google-pprof tje.0003.heap text tje --text
 
 ref jeprof tje.0003.heap list tje --list=.
+ref jeprof tje.0003.heap disasm-some tje '--disasm=grow|work'
 finish_case tje.c

@@ -39,4 +39,5 @@ heap_refs google-pprof trust    trust.hprof.0003.heap trust.hprof.0001.heap
 heap_refs google-pprof trust-v0 trust-v0.hprof.0001.heap
 
 ref google-pprof trust.hprof.0003.heap list trust --list=.
+ref google-pprof trust.hprof.0003.heap disasm-some trust '--disasm=grow|build'
 finish_case Cargo.toml src

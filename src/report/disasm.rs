@@ -1,0 +1,379 @@
+//! `--disasm=<regexp>`: the instructions of every routine matching the regular expression
+//! that has samples, each with its flat and cumulative values, under the source lines they
+//! came from (pprof's `PrintDisassembly` and `PrintDisassembledFunction`).
+//!
+//! The instructions come from binutils' `objdump`, as in pprof: its text is what scripts
+//! and eyes know, and a disassembler of rpprof's own would have to reproduce it operand by
+//! operand. `objdump` runs without a shell, the file name passed as an argument; when it is
+//! missing, the mode fails with a message naming the package. Routine selection, values
+//! and layout are rpprof's, the same as `--list`'s.
+
+use std::collections::HashMap;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::error::{Error, Result};
+use crate::report::list::AddressValues;
+use crate::symbolize::local::ListedRoutine;
+use crate::units::Measure;
+
+/// One instruction as objdump prints it, with the source place before it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Instruction {
+    /// File address.
+    pub vma: u64,
+    /// The source file of the last place line before it (empty before any).
+    pub file: String,
+    /// The line of that place, -1 before any.
+    pub line: i64,
+    /// The instruction text (mnemonic and operands).
+    pub text: String,
+}
+
+/// Reads `objdump -C -d -l --no-show-raw-insn` output as pprof's `Disassemble` does: place
+/// lines (`file:line`) and instruction lines (`  addr:\ttext`); everything else is skipped.
+pub fn parse_objdump(text: &str) -> Vec<Instruction> {
+    let mut out = Vec::new();
+    let (mut file, mut line) = (String::new(), -1i64);
+    for l in text.lines() {
+        let l = l.trim_end_matches('\r');
+        if let Some((f, n)) = place_line(l) {
+            file = f.to_string();
+            line = n;
+        } else if let Some((vma, insn)) = instruction_line(l) {
+            out.push(Instruction {
+                vma,
+                file: file.clone(),
+                line,
+                text: insn.to_string(),
+            });
+        }
+    }
+    out
+}
+
+/// pprof's `\s*([^:\s]+):(\d+)\s*$`, searched anywhere in the line (its last such place).
+fn place_line(l: &str) -> Option<(&str, i64)> {
+    let t = l.trim_end();
+    let colon = t.rfind(':')?;
+    let digits = &t[colon + 1..];
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let head = &t[..colon];
+    let start = head
+        .rfind(|c: char| c.is_whitespace() || c == ':')
+        .map_or(0, |i| {
+            i + head[i..].chars().next().map_or(1, char::len_utf8)
+        });
+    let file = &head[start..];
+    if file.is_empty() || head[start..].contains(':') {
+        return None;
+    }
+    Some((file, digits.parse().ok()?))
+}
+
+/// pprof's `^ +([0-9a-f]+):\s*(.*)`.
+fn instruction_line(l: &str) -> Option<(u64, &str)> {
+    let rest = l.strip_prefix(' ')?.trim_start_matches(' ');
+    let colon = rest.find(':')?;
+    let hex = &rest[..colon];
+    if hex.is_empty() || !hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+        return None;
+    }
+    Some((
+        u64::from_str_radix(hex, 16).ok()?,
+        rest[colon + 1..].trim_start(),
+    ))
+}
+
+/// pprof's `CleanDisassembly`: argument lists (not `(%rax)`) and template arguments go.
+pub fn clean(d: &str) -> String {
+    let mut s = d.to_string();
+    // `\([^()%]*\)(\s*const)?`, again until nothing changes.
+    loop {
+        let mut out = String::with_capacity(s.len());
+        let mut changed = false;
+        let mut rest = s.as_str();
+        while let Some(open) = rest.find('(') {
+            let after = &rest[open + 1..];
+            match after.find(['(', ')', '%']) {
+                Some(j) if after.as_bytes()[j] == b')' => {
+                    out.push_str(&rest[..open]);
+                    let mut tail = &after[j + 1..];
+                    let trimmed = tail.trim_start();
+                    if let Some(t) = trimmed.strip_prefix("const") {
+                        tail = t;
+                    }
+                    rest = tail;
+                    changed = true;
+                }
+                _ => {
+                    out.push_str(&rest[..=open]);
+                    rest = after;
+                }
+            }
+        }
+        out.push_str(rest);
+        s = out;
+        if !changed {
+            break;
+        }
+    }
+    // `(\w+)<[^<>]*>` → `$1`, again until nothing changes.
+    loop {
+        let bytes = s.as_bytes();
+        let mut found = None;
+        for (i, &b) in bytes.iter().enumerate() {
+            if b != b'<' || i == 0 {
+                continue;
+            }
+            let p = bytes[i - 1];
+            if !(p.is_ascii_alphanumeric() || p == b'_') {
+                continue;
+            }
+            if let Some(j) = s[i + 1..].find(['<', '>'])
+                && bytes[i + 1 + j] == b'>'
+            {
+                found = Some((i, i + 1 + j));
+                break;
+            }
+        }
+        match found {
+            Some((i, j)) => s.replace_range(i..=j, ""),
+            None => break,
+        }
+    }
+    s
+}
+
+/// The objdump to run, as pprof's `ConfigureTool` picks it from `--tools` (or
+/// `$PPROF_TOOLS`): an `objdump:<path>` entry, else the first `<prefix>objdump` that is an
+/// executable file, else (no `--tools`) `objdump` on `PATH`.
+pub fn objdump_path(tools: Option<&str>) -> Result<PathBuf> {
+    let Some(tools) = tools.filter(|t| !t.is_empty()) else {
+        return Ok(PathBuf::from("objdump"));
+    };
+    let items: Vec<&str> = tools.split(',').collect();
+    if let Some(path) = items.iter().find_map(|i| i.strip_prefix("objdump:")) {
+        return Ok(PathBuf::from(path));
+    }
+    for prefix in items.iter().filter(|i| !i.contains(':')) {
+        let p = PathBuf::from(format!("{prefix}objdump"));
+        let executable = std::fs::metadata(&p).is_ok_and(|m| {
+            m.is_file() && std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o111 != 0
+        });
+        if executable {
+            return Ok(p);
+        }
+    }
+    Err(Error::usage(format!(
+        "No 'objdump' found with prefix specified by --tools (or $PPROF_TOOLS) '{tools}'"
+    )))
+}
+
+/// Runs objdump over `r`'s bytes.
+fn objdump(program: &Path, r: &ListedRoutine) -> Result<String> {
+    let out = Command::new(program)
+        .arg("-C")
+        .arg("-d")
+        .arg("-l")
+        .arg("--no-show-raw-insn")
+        .arg(format!("--start-address=0x{:x}", r.vmas.0))
+        .arg(format!("--stop-address=0x{:x}", r.vmas.1))
+        .arg(&r.file)
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .map_err(|e| {
+            if e.kind() == io::ErrorKind::NotFound {
+                Error::internal(format!(
+                    "cannot run {}: not found; --disasm needs objdump: install the Debian package binutils",
+                    program.display()
+                ))
+            } else {
+                Error::internal(format!("cannot run {}: {e}", program.display()))
+            }
+        })?;
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Writes the disassembly of each routine.
+pub fn write(
+    out: &mut dyn Write,
+    objdump_program: &Path,
+    routines: &[ListedRoutine],
+    values: &AddressValues,
+    measure: Measure,
+) -> Result<()> {
+    let io = |e: io::Error| Error::internal(format!("write: {e}"));
+    let total: f64 = values.flat.values().sum();
+    let mut sources: HashMap<String, Option<Vec<String>>> = HashMap::new();
+    for r in routines {
+        let insns = parse_objdump(&objdump(objdump_program, r)?);
+        write_routine(out, r, &insns, values, measure, total, &mut sources).map_err(io)?;
+    }
+    Ok(())
+}
+
+/// pprof's `PrintDisassembledFunction` of one routine, given objdump's instructions.
+pub fn write_routine(
+    out: &mut dyn Write,
+    r: &ListedRoutine,
+    insns: &[Instruction],
+    values: &AddressValues,
+    measure: Measure,
+    total: f64,
+    sources: &mut HashMap<String, Option<Vec<String>>>,
+) -> io::Result<()> {
+    let alt = |v: f64| {
+        if v == 0.0 {
+            ".".to_string()
+        } else {
+            measure.unparse(v)
+        }
+    };
+    // Each instruction's values: the addresses up to the next instruction (or the end).
+    let mut flat = Vec::with_capacity(insns.len());
+    let mut cum = Vec::with_capacity(insns.len());
+    for (i, e) in insns.iter().enumerate() {
+        let end = insns.get(i + 1).map_or(r.vmas.1, |n| n.vma);
+        let (mut c1, mut c2) = (0.0, 0.0);
+        let mut v = e.vma;
+        while v < end {
+            let a = v.wrapping_add(r.delta);
+            c1 += values.flat.get(&a).copied().unwrap_or(0.0);
+            c2 += values.cum.get(&a).copied().unwrap_or(0.0);
+            v += 1;
+        }
+        flat.push(c1);
+        cum.push(c2);
+    }
+    let (flat_total, cum_total): (f64, f64) = (flat.iter().sum(), cum.iter().sum());
+    writeln!(out, "ROUTINE ====================== {}", r.short)?;
+    writeln!(
+        out,
+        "{:>6} {:>6} {} (flat, cumulative) {} of total",
+        measure.unparse(flat_total),
+        measure.unparse(cum_total),
+        measure.units(),
+        crate::units::percent(cum_total, total)
+    )?;
+    let mut current = String::new();
+    let mut i = 0;
+    while i < insns.len() {
+        let e = &insns[i];
+        if e.file != current {
+            current = e.file.clone();
+            let mut name = current.strip_prefix("./").unwrap_or(&current).to_string();
+            if name.chars().count() >= 58 {
+                let tail: String = name
+                    .chars()
+                    .rev()
+                    .take(55)
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .rev()
+                    .collect();
+                name = format!("...{tail}");
+            }
+            writeln!(out, "-------------------- {name}")?;
+        }
+        // The run of instructions of this line (pprof compares lines only, not files).
+        let line = e.line;
+        let first = i;
+        let (mut f, mut c) = (0.0, 0.0);
+        while i < insns.len() && insns[i].line == line {
+            f += flat[i];
+            c += cum[i];
+            i += 1;
+        }
+        let text = sources
+            .entry(current.clone())
+            .or_insert_with(|| read_source(&current))
+            .as_ref()
+            .and_then(|l| usize::try_from(line - 1).ok().and_then(|n| l.get(n)));
+        if let Some(text) = text {
+            writeln!(
+                out,
+                "{:>6} {:>6} {:>5}: {}",
+                alt(f),
+                alt(c),
+                line,
+                text.trim_start()
+            )?;
+        }
+        for x in first..i {
+            writeln!(
+                out,
+                "{:>6} {:>6}    {:>8}: {:>6}",
+                alt(flat[x]),
+                alt(cum[x]),
+                format!("{:x}", insns[x].vma),
+                clean(&insns[x].text)
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// A source file's lines, if it can be read.
+fn read_source(path: &str) -> Option<Vec<String>> {
+    if path.is_empty() {
+        return None;
+    }
+    let data = std::fs::read(path).ok()?;
+    let text = String::from_utf8_lossy(&data).replace('\r', "");
+    Some(text.lines().map(str::to_string).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_objdump_output() {
+        let text = "\n/tmp/t:     file format elf64-x86-64\n\n\nDisassembly of section .text:\n\n\
+                    0000000000401136 <main>:\nmain():\n/src/t.c:3\n  401136:\tpush   %rbp\n\
+                    /src/t.c:4 (discriminator 2)\n  401137:\tcall   401020 <foo(int)@plt>\n";
+        let v = parse_objdump(text);
+        assert_eq!(v.len(), 2);
+        assert_eq!(
+            (v[0].vma, v[0].file.as_str(), v[0].line),
+            (0x401136, "/src/t.c", 3)
+        );
+        assert_eq!(v[0].text, "push   %rbp");
+        // A place with a discriminator is not read: the line before it stays.
+        assert_eq!((v[1].vma, v[1].line), (0x401137, 3));
+    }
+
+    #[test]
+    fn finds_objdump_as_pprof() {
+        assert_eq!(objdump_path(None).ok(), Some(PathBuf::from("objdump")));
+        assert_eq!(
+            objdump_path(Some("/x/,objdump:/opt/bin/od")).ok(),
+            Some(PathBuf::from("/opt/bin/od"))
+        );
+        assert!(objdump_path(Some("/nonexistent/prefix-")).is_err());
+        if Path::new("/usr/bin/objdump").is_file() {
+            assert_eq!(
+                objdump_path(Some("/nonexistent/,/usr/bin/")).ok(),
+                Some(PathBuf::from("/usr/bin/objdump"))
+            );
+        }
+    }
+
+    #[test]
+    fn cleans_as_pprof() {
+        assert_eq!(
+            clean("call   401020 <foo(int)@plt>"),
+            "call   401020 <foo@plt>"
+        );
+        assert_eq!(clean("mov    0x8(%rax),%rdx"), "mov    0x8(%rax),%rdx");
+        assert_eq!(
+            clean("call   4011a0 <std::vector<int, std::allocator<int> >::size() const>"),
+            "call   4011a0 <std::vector::size>"
+        );
+    }
+}
