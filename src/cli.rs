@@ -574,6 +574,7 @@ impl Args {
             jeprof,
             debug: self.debug,
             pprof_quirks: self.pprof_quirks,
+            exit_after: true,
             tools: self
                 .tools
                 .clone()

@@ -98,6 +98,9 @@ pub struct Options {
     pub pprof_quirks: bool,
     /// `--tools` (or `$PPROF_TOOLS`): where `--disasm` finds objdump.
     pub tools: Option<String>,
+    /// The process ends after the run (the command-line tool): the big tables are left
+    /// for the system to reclaim rather than freed one allocation at a time.
+    pub exit_after: bool,
     /// Call graph options (`--dot` and the modes drawn from it).
     pub graph: CallGraph,
 }
@@ -736,6 +739,10 @@ pub fn run_with_input(
     }
     out.write_all(&buf).map_err(io_err)?;
     out.flush().map_err(io_err)?;
+    if opts.exit_after {
+        std::mem::forget(symbols);
+        std::mem::forget(inputs);
+    }
     Ok(())
 }
 
@@ -846,7 +853,13 @@ impl Ctx<'_> {
                     text::write_leaks(out, leaks, self.symbols, topts).map_err(io_err)?;
                 }
                 text::write_table(out, &reduced, self.symbols, topts).map_err(io_err)?;
+                if self.opts.exit_after {
+                    std::mem::forget(reduced);
+                }
             }
+        }
+        if self.opts.exit_after {
+            std::mem::forget(st);
         }
         Ok(())
     }
