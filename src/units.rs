@@ -44,6 +44,15 @@ impl Measure {
         }
     }
 
+    /// pprof's `UnparseAlt`: `.` for zero, else [`Measure::unparse`].
+    pub fn unparse_alt(self, v: f64) -> String {
+        if v == 0.0 {
+            ".".to_string()
+        } else {
+            self.unparse(v)
+        }
+    }
+
     /// pprof's `Unparse`.
     pub fn unparse(self, v: f64) -> String {
         match self {

@@ -191,6 +191,19 @@ fn text_rows_equal_google_pprof_by_default() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Links `/tmp/rpprof-corpus/<case>` to the testdata case of each row when nothing is there:
+/// the programs' DWARF names their sources there (where they were built).
+fn link_cases(rows: &[Row]) {
+    let root = Path::new("/tmp/rpprof-corpus");
+    let _ = std::fs::create_dir_all(root);
+    for r in rows {
+        let at = root.join(&r.case);
+        if std::fs::symlink_metadata(&at).is_err() {
+            let _ = std::os::unix::fs::symlink(common::root().join("testdata").join(&r.case), &at);
+        }
+    }
+}
+
 /// `--list` reads the programs' sources where their DWARF says they are, under
 /// `/tmp/rpprof-corpus/<case>` (where they were built); the test links them there when
 /// nothing is.
@@ -200,14 +213,7 @@ fn list_rows_equal_google_pprof() {
         return common::skip("list_rows_equal_google_pprof", &why);
     }
     let rows = rows(|a| a.starts_with("--list"));
-    let root = Path::new("/tmp/rpprof-corpus");
-    let _ = std::fs::create_dir_all(root);
-    for r in &rows {
-        let at = root.join(&r.case);
-        if std::fs::symlink_metadata(&at).is_err() {
-            let _ = std::os::unix::fs::symlink(common::root().join("testdata").join(&r.case), &at);
-        }
-    }
+    link_cases(&rows);
     let (compared, failures) = replay(&rows, &[]);
     assert!(compared >= 6, "only {compared} rows compared");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -231,14 +237,7 @@ fn disasm_rows_equal_google_pprof() {
         );
     }
     let rows = rows(|a| a.starts_with("--disasm"));
-    let root = Path::new("/tmp/rpprof-corpus");
-    let _ = std::fs::create_dir_all(root);
-    for r in &rows {
-        let at = root.join(&r.case);
-        if std::fs::symlink_metadata(&at).is_err() {
-            let _ = std::os::unix::fs::symlink(common::root().join("testdata").join(&r.case), &at);
-        }
-    }
+    link_cases(&rows);
     let (compared, failures) = replay(&rows, &[]);
     assert!(compared >= 5, "only {compared} rows compared");
     assert!(failures.is_empty(), "{}", failures.join("\n"));

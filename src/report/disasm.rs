@@ -227,13 +227,7 @@ pub fn write_routine(
     total: f64,
     sources: &mut HashMap<String, Option<Vec<String>>>,
 ) -> io::Result<()> {
-    let alt = |v: f64| {
-        if v == 0.0 {
-            ".".to_string()
-        } else {
-            measure.unparse(v)
-        }
-    };
+    let alt = |v: f64| measure.unparse_alt(v);
     // Each instruction's values: the addresses up to the next instruction (or the end).
     let mut flat = Vec::with_capacity(insns.len());
     let mut cum = Vec::with_capacity(insns.len());

@@ -96,13 +96,7 @@ pub fn write(
     values: &AddressValues,
     measure: Measure,
 ) -> io::Result<()> {
-    let alt = |v: f64| {
-        if v == 0.0 {
-            ".".to_string()
-        } else {
-            measure.unparse(v)
-        }
-    };
+    let alt = |v: f64| measure.unparse_alt(v);
     for r in routines {
         let runs = &r.runs;
         let Some(filename) = runs.iter().find(|e| e.line >= 0).map(|e| e.file.clone()) else {
