@@ -62,6 +62,19 @@ impl Measure {
         }
     }
 
+    /// Appends [`Measure::unparse`]`(v)`.
+    pub fn push_unparse(self, buf: &mut Vec<u8>, v: f64) {
+        match self {
+            Measure::Bytes { show_bytes: false } => {
+                if !push_one_decimal(buf, v / 1048576.0) {
+                    buf.extend_from_slice(self.unparse(v).as_bytes());
+                }
+            }
+            Measure::Nanoseconds => buf.extend_from_slice(self.unparse(v).as_bytes()),
+            _ => push_perl_int(buf, v),
+        }
+    }
+
     /// pprof's `Units`.
     pub fn units(self) -> &'static str {
         match self {
@@ -97,7 +110,12 @@ pub fn perl_int(v: f64) -> String {
 pub fn percent(num: f64, tot: f64) -> String {
     if tot != 0.0 {
         let v = num * 100.0 / tot;
-        one_decimal(v).unwrap_or_else(|| format!("{v:.1}%"))
+        let mut b = Vec::with_capacity(12);
+        if push_one_decimal(&mut b, v) {
+            b.push(b'%');
+            return String::from_utf8_lossy(&b).into_owned();
+        }
+        format!("{v:.1}%")
     } else if num == 0.0 {
         "nan".to_string()
     } else if num > 0.0 {
@@ -109,28 +127,84 @@ pub fn percent(num: f64, tot: f64) -> String {
 
 /// `format!("{v:.1}%")` without the formatting machinery (every line of a report has two
 /// percentages), when `v` is not near a rounding tie; `None` leaves it to `format!`.
+#[cfg(test)]
 fn one_decimal(v: f64) -> Option<String> {
+    let mut b = Vec::new();
+    push_one_decimal(&mut b, v).then(|| {
+        b.push(b'%');
+        String::from_utf8_lossy(&b).into_owned()
+    })
+}
+
+/// Appends `format!("{v:.1}")` when `v` is not near a rounding tie (where the exact binary
+/// value decides) and returns true; appends nothing and returns false otherwise.
+fn push_one_decimal(buf: &mut Vec<u8>, v: f64) -> bool {
     let a = v.abs();
     if a.is_nan() || a >= 1e12 {
-        return None;
+        return false;
     }
     let tenths = a * 10.0;
     let fl = tenths.floor();
     let frac = tenths - fl;
     // Near .5 the exact binary value decides the rounding: leave that to `format!`.
     if (frac - 0.5).abs() < 1e-6 {
-        return None;
+        return false;
     }
     let t = if frac > 0.5 { fl as u64 + 1 } else { fl as u64 };
-    let mut s = String::with_capacity(12);
     if v.is_sign_negative() {
-        s.push('-');
+        buf.push(b'-');
     }
-    s.push_str(&(t / 10).to_string());
-    s.push('.');
-    s.push(char::from(b'0' + (t % 10) as u8));
-    s.push('%');
-    Some(s)
+    push_u64(buf, t / 10);
+    buf.push(b'.');
+    buf.push(b'0' + (t % 10) as u8);
+    true
+}
+
+/// Appends `n` in decimal.
+fn push_u64(buf: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    buf.extend_from_slice(&digits[i..]);
+}
+
+/// Appends [`perl_int`]`(v)`.
+pub fn push_perl_int(buf: &mut Vec<u8>, v: f64) {
+    let t = v.trunc();
+    // Exactly representable and far from the limits: the common case, without a String.
+    if t.abs() < 9.0e15 {
+        if t < 0.0 {
+            buf.push(b'-');
+        }
+        push_u64(buf, t.abs() as u64);
+    } else {
+        buf.extend_from_slice(perl_int(v).as_bytes());
+    }
+}
+
+/// Appends [`percent`]`(num, tot)`.
+pub fn push_percent(buf: &mut Vec<u8>, num: f64, tot: f64) {
+    if tot != 0.0 {
+        let v = num * 100.0 / tot;
+        if push_one_decimal(buf, v) {
+            buf.push(b'%');
+            return;
+        }
+    }
+    buf.extend_from_slice(percent(num, tot).as_bytes());
+}
+
+/// Appends `s` right-aligned in `width` columns (`{s:>width$}` for ASCII text).
+pub fn push_right(buf: &mut Vec<u8>, width: usize, s: &[u8]) {
+    buf.resize(buf.len() + width.saturating_sub(s.len()), b' ');
+    buf.extend_from_slice(s);
 }
 
 /// Perl's default stringification of a number (`%.15g`, integers without a decimal point).
@@ -199,6 +273,70 @@ mod tests {
             let want = format!("{v:.1}%");
             assert_eq!(one_decimal(v).unwrap_or_else(|| want.clone()), want, "{v}");
         }
+    }
+
+    #[test]
+    fn appending_equals_formatting() {
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut values = vec![
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.0,
+            -1.0,
+            3.99,
+            -3.99,
+            1048576.0,
+            1572864.0,
+            52428.8,
+            9.0e15,
+            -9.0e15,
+            9.5e15,
+            1e19,
+            2e19,
+            -1e19,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ];
+        for i in 0..100_000u32 {
+            let scale = 10f64.powi((i % 17) as i32);
+            values.push(((next() % 2_000_001) as f64 - 1_000_000.0) * scale / 1000.0);
+        }
+        let measures = [
+            Measure::Bytes { show_bytes: false },
+            Measure::Bytes { show_bytes: true },
+            Measure::Objects,
+            Measure::Samples,
+            Measure::Nanoseconds,
+            Measure::Threads,
+        ];
+        for &v in &values {
+            let mut b = Vec::new();
+            push_perl_int(&mut b, v);
+            assert_eq!(String::from_utf8_lossy(&b), perl_int(v), "{v}");
+            for m in measures {
+                let mut b = Vec::new();
+                m.push_unparse(&mut b, v);
+                assert_eq!(String::from_utf8_lossy(&b), m.unparse(v), "{m:?} {v}");
+            }
+            for tot in [0.0, 7.0, -3.0, 123456.0] {
+                let mut b = Vec::new();
+                push_percent(&mut b, v, tot);
+                assert_eq!(String::from_utf8_lossy(&b), percent(v, tot), "{v} {tot}");
+            }
+        }
+        let mut b = b"x".to_vec();
+        push_right(&mut b, 4, b"ab");
+        push_right(&mut b, 1, b"abc");
+        assert_eq!(b, b"x  ababc");
     }
 
     #[test]

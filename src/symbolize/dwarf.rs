@@ -830,8 +830,9 @@ fn decode_lines<'a>(
     let mut seqs: Vec<(Sequence, usize)> = Vec::new();
     let mut instrs = header.instructions();
     let first_file: u32 = if v5 { 0 } else { 1 };
-    // One buffer for the rows of every sequence (each is copied out compactly).
-    let mut rows: Vec<Row> = Vec::new();
+    // One buffer for the rows of every sequence (each is copied out compactly), big enough
+    // from the start: a row takes at least one byte of the program.
+    let mut rows: Vec<Row> = Vec::with_capacity(header.raw_program_buf().len().min(1 << 20));
     'outer: loop {
         let mut address: u64 = 0;
         let mut op_index: u64 = 0;
