@@ -542,8 +542,83 @@ fn tag_of(full: &str) -> Option<&str> {
 /// pprof's `ReduceProfile`: names each frame at the chosen granularity (`TranslateStack`),
 /// keeps each name once per stack, and sums stacks that become equal.
 pub fn reduce(stacks: &Stacks, symbols: &SymbolTable, opts: &Options) -> Reduced {
-    let w = opts.address_width;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    reduce_on(stacks, symbols, opts, threads)
+}
+
+/// [`reduce`] with `threads` cores to use.
+fn reduce_on(stacks: &Stacks, symbols: &SymbolTable, opts: &Options, threads: usize) -> Reduced {
     let map = fullname_to_shortname(symbols);
+    let mut sorted: Vec<(&Vec<u64>, &f64)> = stacks.map.iter().collect();
+    // Callback::Run frames are numbered in the order they are met: meet them in a fixed
+    // order (pprof's is hash order).
+    if symbols.any_function(|f| f.ends_with("::Run") && f.contains("Callback")) {
+        sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        return reduce_part(&sorted, symbols, &map, opts).0;
+    }
+    // Two halves of the stacks on two cores, then summed per node: the sums are exact (and
+    // so the same as one pass's) when every value is an integer and the total stays far from
+    // 2^53. Nodes are met in another order, which no report depends on (they sort by value,
+    // then name).
+    let exact = || {
+        let mut abs = 0.0;
+        for v in stacks.map.values() {
+            if v.fract() != 0.0 {
+                return false;
+            }
+            abs += v.abs();
+        }
+        abs < 4.0e15
+    };
+    if sorted.len() < PARALLEL_STACKS || threads < 2 || !exact() {
+        return reduce_part(&sorted, symbols, &map, opts).0;
+    }
+    let (first, second) = sorted.split_at(sorted.len() / 2);
+    let (a, b) = std::thread::scope(|s| {
+        let other = s.spawn(|| reduce_part(second, symbols, &map, opts).0);
+        let a = reduce_part(first, symbols, &map, opts);
+        (a, other.join())
+    });
+    match b {
+        Ok(b) => merge(a, b),
+        Err(panic) => std::panic::resume_unwind(panic),
+    }
+}
+
+/// Below this many stacks, [`reduce`] runs in one thread.
+const PARALLEL_STACKS: usize = 20_000;
+
+/// `a` (with its key → id index) plus `b`, node by node.
+fn merge(a: (Reduced, FxHashMap<String, u32>), b: Reduced) -> Reduced {
+    let (mut out, mut ids) = a;
+    for (j, node) in b.nodes.into_iter().enumerate() {
+        let id = match ids.get(&node.key) {
+            Some(&id) => id as usize,
+            None => {
+                let id = out.nodes.len();
+                ids.insert(node.key.clone(), id as u32);
+                out.nodes.push(node);
+                out.flat.push(0.0);
+                out.cum.push(0.0);
+                out.seen.push(false);
+                id
+            }
+        };
+        out.flat[id] += b.flat[j];
+        out.cum[id] += b.cum[j];
+        out.seen[id] |= b.seen[j];
+    }
+    out
+}
+
+/// [`reduce`] over some of the stacks, in their order; also the index of the nodes by key.
+fn reduce_part(
+    sorted: &[(&Vec<u64>, &f64)],
+    symbols: &SymbolTable,
+    map: &FxHashMap<Arc<str>, String>,
+    opts: &Options,
+) -> (Reduced, FxHashMap<String, u32>) {
+    let w = opts.address_width;
     let mut ids: FxHashMap<String, u32> = FxHashMap::default();
     let mut out = Reduced::default();
     let mut intern = |node: Node, out: &mut Reduced| -> Option<u32> {
@@ -566,12 +641,6 @@ pub fn reduce(stacks: &Stacks, symbols: &SymbolTable, opts: &Options) -> Reduced
     let mut items: Vec<Item> = Vec::new();
     let mut runs: Vec<String> = Vec::new();
     let mut run_ids: FxHashMap<u64, usize> = FxHashMap::default();
-    let mut sorted: Vec<(&Vec<u64>, &f64)> = stacks.map.iter().collect();
-    // Callback::Run frames are numbered in the order they are met: meet them in a fixed
-    // order (pprof's is hash order).
-    if symbols.any_function(|f| f.ends_with("::Run") && f.contains("Callback")) {
-        sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
-    }
     // With one node per function, a frame's node depends only on its names (and on whether
     // it is inlined), unless it is named after its address: such frames are cached by name.
     let by_name_only =
@@ -580,7 +649,7 @@ pub fn reduce(stacks: &Stacks, symbols: &SymbolTable, opts: &Options) -> Reduced
     let mut path: Vec<u32> = Vec::new();
     // Node id → the last stack it was put on, to keep each node once per stack.
     let mut on_stack: Vec<u32> = Vec::new();
-    for (n, (k, &v)) in sorted.into_iter().enumerate() {
+    for (n, &(k, &v)) in sorted.iter().enumerate() {
         let n = n as u32;
         path.clear();
         for (i, &a) in k.iter().enumerate() {
@@ -616,7 +685,7 @@ pub fn reduce(stacks: &Stacks, symbols: &SymbolTable, opts: &Options) -> Reduced
                                     items.push(Item::Node(id));
                                     continue;
                                 }
-                                let t = translate_frame(a, f, inline, true, &map, opts);
+                                let t = translate_frame(a, f, inline, true, map, opts);
                                 // A node named after its address is the address's own.
                                 let shared = matches!(&t, Translated::Name(n) if n.addr.is_none());
                                 let item = add(t, &mut out);
@@ -627,7 +696,7 @@ pub fn reduce(stacks: &Stacks, symbols: &SymbolTable, opts: &Options) -> Reduced
                             }
                         }
                         None => {
-                            for t in translate(a, symbols, &map, opts) {
+                            for t in translate(a, symbols, map, opts) {
                                 let item = add(t, &mut out);
                                 items.push(item);
                             }
@@ -679,7 +748,7 @@ pub fn reduce(stacks: &Stacks, symbols: &SymbolTable, opts: &Options) -> Reduced
     out.flat.resize(n, 0.0);
     out.cum.resize(n, 0.0);
     out.seen.resize(n, false);
-    out
+    (out, ids)
 }
 
 /// A translated frame, cached per address.
@@ -866,4 +935,81 @@ pub fn translate_stacks(
         out.push((path, v));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Node key → (flat, cum, seen), the part of a [`Reduced`] that reports read.
+    fn by_key(r: &Reduced) -> std::collections::BTreeMap<String, (f64, f64, bool)> {
+        r.nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.key.clone(), (r.flat[i], r.cum[i], r.seen[i])))
+            .collect()
+    }
+
+    #[test]
+    fn two_halves_sum_to_one_pass() {
+        let mut x: u64 = 0x1234_5678_9abc_def1;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        // Functions of several lines and inlined frames, named at most of the addresses.
+        let mut symbols = SymbolTable::new();
+        let names: Vec<Arc<str>> = (0..300)
+            .map(|i| Arc::from(format!("ns::f{i}(int)")))
+            .collect();
+        for a in 0..3000u64 {
+            if a % 7 == 0 {
+                continue;
+            }
+            let f = |i: usize| {
+                Frame::new(
+                    names[i % names.len()].clone(),
+                    format!("f.cc:{}", a % 40),
+                    false,
+                )
+            };
+            let mut frames = vec![f(a as usize / 10)];
+            if a % 5 == 0 {
+                frames.push(f(a as usize / 10 + 1));
+            }
+            symbols.insert(0x400000 + a * 4, frames);
+        }
+        let mut stacks = Stacks::default();
+        while stacks.map.len() < PARALLEL_STACKS + 5000 {
+            let depth = 1 + (next() % 12) as usize;
+            let k: Vec<u64> = (0..depth).map(|_| 0x400000 + (next() % 3000) * 4).collect();
+            let v = (next() % 5) as f64 - 1.0;
+            stacks.add(k, v);
+        }
+        for granularity in [
+            Granularity::Functions,
+            Granularity::Lines,
+            Granularity::Addresses,
+            Granularity::Files,
+        ] {
+            let opts = Options {
+                granularity,
+                keep_templates: false,
+                show_addresses: false,
+                no_auto_signal_frames: false,
+                jeprof: false,
+                address_width: 16,
+                retain: None,
+                exclude: None,
+            };
+            let map = fullname_to_shortname(&symbols);
+            let sorted: Vec<(&Vec<u64>, &f64)> = stacks.map.iter().collect();
+            let one = reduce_part(&sorted, &symbols, &map, &opts).0;
+            let two = reduce_on(&stacks, &symbols, &opts, 2);
+            assert!(one.nodes.len() > 100);
+            assert_eq!(by_key(&one), by_key(&two), "{granularity:?}");
+        }
+    }
 }
