@@ -416,7 +416,9 @@ fn plausible_size(c: &object::CompressedData<'_>) -> bool {
             .saturating_add(1 << 16)
 }
 
-const ALL_SECTIONS: [SectionId; 12] = [
+/// The sections symbolizing reads (not the location lists: variables' places are never
+/// looked at, and a debug file's compressed lists would be inflated for nothing).
+const ALL_SECTIONS: [SectionId; 10] = [
     SectionId::DebugAbbrev,
     SectionId::DebugAddr,
     SectionId::DebugInfo,
@@ -426,8 +428,6 @@ const ALL_SECTIONS: [SectionId; 12] = [
     SectionId::DebugRngLists,
     SectionId::DebugStr,
     SectionId::DebugStrOffsets,
-    SectionId::DebugLoc,
-    SectionId::DebugLocLists,
     SectionId::DebugAranges,
 ];
 
