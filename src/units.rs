@@ -160,9 +160,9 @@ fn push_one_decimal(buf: &mut Vec<u8>, v: f64) -> bool {
     true
 }
 
-/// Appends `n` in decimal.
-fn push_u64(buf: &mut Vec<u8>, mut n: u64) {
-    let mut digits = [0u8; 20];
+/// The decimal digits of `n`, written at the end of `digits` (without the formatting
+/// machinery: lines and places of reports are made of many small numbers).
+pub fn decimal(mut n: u64, digits: &mut [u8; 20]) -> &[u8] {
     let mut i = digits.len();
     loop {
         i -= 1;
@@ -172,7 +172,12 @@ fn push_u64(buf: &mut Vec<u8>, mut n: u64) {
             break;
         }
     }
-    buf.extend_from_slice(&digits[i..]);
+    &digits[i..]
+}
+
+/// Appends `n` in decimal.
+fn push_u64(buf: &mut Vec<u8>, n: u64) {
+    buf.extend_from_slice(decimal(n, &mut [0; 20]));
 }
 
 /// Appends [`perl_int`]`(v)`.

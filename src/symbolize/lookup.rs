@@ -351,18 +351,8 @@ impl Addr2Line<'_> {
 }
 
 /// Appends `n` in decimal.
-fn push_decimal(s: &mut String, mut n: u32) {
-    let mut digits = [0u8; 10];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    for &d in &digits[i..] {
+fn push_decimal(s: &mut String, n: u32) {
+    for &d in crate::units::decimal(u64::from(n), &mut [0; 20]) {
         s.push(char::from(d));
     }
 }
