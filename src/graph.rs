@@ -551,7 +551,8 @@ fn reduce_on(stacks: &Stacks, symbols: &SymbolTable, opts: &Options, threads: us
     let map = fullname_to_shortname(symbols);
     let mut sorted: Vec<(&Vec<u64>, &f64)> = stacks.map.iter().collect();
     // Callback::Run frames are numbered in the order they are met: meet them in a fixed
-    // order (pprof's is hash order).
+    // order (pprof's is hash order), in one pass. (Only a short name can make such a frame:
+    // a renamed one ends in its `@address` tag.)
     if symbols.any_function(|f| f.ends_with("::Run") && f.contains("Callback")) {
         sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
         return reduce_part(&sorted, symbols, &map, opts).0;
