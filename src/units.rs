@@ -55,22 +55,22 @@ impl Measure {
 
     /// pprof's `Unparse`.
     pub fn unparse(self, v: f64) -> String {
-        match self {
-            Measure::Bytes { show_bytes: false } => format!("{:.1}", v / 1048576.0),
-            Measure::Nanoseconds => format!("{:.3}", v / 1e9),
-            _ => perl_int(v),
-        }
+        let mut b = Vec::with_capacity(16);
+        self.push_unparse(&mut b, v);
+        String::from_utf8_lossy(&b).into_owned()
     }
 
-    /// Appends [`Measure::unparse`]`(v)`.
+    /// Appends [`Measure::unparse`]`(v)`: megabytes with one decimal, seconds with three,
+    /// anything else as a truncated integer.
     pub fn push_unparse(self, buf: &mut Vec<u8>, v: f64) {
         match self {
             Measure::Bytes { show_bytes: false } => {
-                if !push_one_decimal(buf, v / 1048576.0) {
-                    buf.extend_from_slice(self.unparse(v).as_bytes());
+                let mb = v / 1048576.0;
+                if !push_one_decimal(buf, mb) {
+                    buf.extend_from_slice(format!("{mb:.1}").as_bytes());
                 }
             }
-            Measure::Nanoseconds => buf.extend_from_slice(self.unparse(v).as_bytes()),
+            Measure::Nanoseconds => buf.extend_from_slice(format!("{:.3}", v / 1e9).as_bytes()),
             _ => push_perl_int(buf, v),
         }
     }
@@ -108,21 +108,9 @@ pub fn perl_int(v: f64) -> String {
 
 /// pprof's `Percent`: `num` as a percentage of `tot`, one decimal.
 pub fn percent(num: f64, tot: f64) -> String {
-    if tot != 0.0 {
-        let v = num * 100.0 / tot;
-        let mut b = Vec::with_capacity(12);
-        if push_one_decimal(&mut b, v) {
-            b.push(b'%');
-            return String::from_utf8_lossy(&b).into_owned();
-        }
-        format!("{v:.1}%")
-    } else if num == 0.0 {
-        "nan".to_string()
-    } else if num > 0.0 {
-        "+inf".to_string()
-    } else {
-        "-inf".to_string()
-    }
+    let mut b = Vec::with_capacity(12);
+    push_percent(&mut b, num, tot);
+    String::from_utf8_lossy(&b).into_owned()
 }
 
 /// `format!("{v:.1}%")` without the formatting machinery (every line of a report has two
@@ -194,16 +182,22 @@ pub fn push_perl_int(buf: &mut Vec<u8>, v: f64) {
     }
 }
 
-/// Appends [`percent`]`(num, tot)`.
+/// Appends [`percent`]`(num, tot)`: `format!("{:.1}%")` of the share, or Perl's `nan`,
+/// `+inf`, `-inf` when `tot` is zero.
 pub fn push_percent(buf: &mut Vec<u8>, num: f64, tot: f64) {
     if tot != 0.0 {
         let v = num * 100.0 / tot;
-        if push_one_decimal(buf, v) {
-            buf.push(b'%');
-            return;
+        if !push_one_decimal(buf, v) {
+            buf.extend_from_slice(format!("{v:.1}").as_bytes());
         }
+        buf.push(b'%');
+    } else if num == 0.0 {
+        buf.extend_from_slice(b"nan");
+    } else if num > 0.0 {
+        buf.extend_from_slice(b"+inf");
+    } else {
+        buf.extend_from_slice(b"-inf");
     }
-    buf.extend_from_slice(percent(num, tot).as_bytes());
 }
 
 /// Appends `s` right-aligned in `width` columns (`{s:>width$}` for ASCII text).
@@ -328,14 +322,24 @@ mod tests {
             push_perl_int(&mut b, v);
             assert_eq!(String::from_utf8_lossy(&b), perl_int(v), "{v}");
             for m in measures {
-                let mut b = Vec::new();
-                m.push_unparse(&mut b, v);
-                assert_eq!(String::from_utf8_lossy(&b), m.unparse(v), "{m:?} {v}");
+                let want = match m {
+                    Measure::Bytes { show_bytes: false } => format!("{:.1}", v / 1048576.0),
+                    Measure::Nanoseconds => format!("{:.3}", v / 1e9),
+                    _ => perl_int(v),
+                };
+                assert_eq!(m.unparse(v), want, "{m:?} {v}");
             }
             for tot in [0.0, 7.0, -3.0, 123456.0] {
-                let mut b = Vec::new();
-                push_percent(&mut b, v, tot);
-                assert_eq!(String::from_utf8_lossy(&b), percent(v, tot), "{v} {tot}");
+                let want = if tot != 0.0 {
+                    format!("{:.1}%", v * 100.0 / tot)
+                } else if v == 0.0 {
+                    "nan".to_string()
+                } else if v > 0.0 {
+                    "+inf".to_string()
+                } else {
+                    "-inf".to_string()
+                };
+                assert_eq!(percent(v, tot), want, "{v} {tot}");
             }
         }
         let mut b = b"x".to_vec();

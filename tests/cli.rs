@@ -157,6 +157,25 @@ fn missing_program_is_a_warning_and_the_report_prints() {
 }
 
 #[test]
+fn a_program_the_map_does_not_name_is_a_warning() {
+    let d = scratch("a_program_the_map_does_not_name_is_a_warning");
+    // An ELF file that exists, under another name than the mapped /usr/local/bin/server.
+    let other = env!("CARGO_BIN_EXE_rpprof");
+    let (code, out, err) = run(&d, &["--text", other, "heap.prof"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("Total: "), "{out}");
+    assert!(
+        err.contains("the profile maps the program /usr/local/bin/server, not "),
+        "{err}"
+    );
+    // A program the map names (here by file name, as after a move) draws no such warning.
+    std::fs::copy(other, d.join("server")).unwrap();
+    let (code, _, err) = run(&d, &["--text", "./server", "heap.prof"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("maps the program"), "{err}");
+}
+
+#[test]
 fn profile_as_first_argument_takes_program_from_map() {
     let d = scratch("profile_as_first_argument_takes_program_from_map");
     let (code, out, err) = run(&d, &["--text", "heap.prof"]);

@@ -121,6 +121,8 @@ impl Local {
         let mut libs = Vec::new();
         let mut main_lines: Vec<(u64, u64, u64, String)> = Vec::new();
         let mut candidates: Vec<(u64, u64, u64, String)> = Vec::new();
+        // Executable files mapped that are neither the program nor a library.
+        let mut others: Vec<String> = Vec::new();
         let mut deleted: Vec<String> = Vec::new();
         for m in &self.mappings {
             let mut l = m.raw.trim_end();
@@ -164,6 +166,8 @@ impl Local {
                     main_lines.push(entry);
                 } else if prog_name.is_some() && p.file_name() == prog_name.as_deref() {
                     candidates.push(entry);
+                } else if p.is_absolute() {
+                    others.push(entry.3);
                 }
             }
         }
@@ -176,6 +180,14 @@ impl Local {
                 self.prog.display()
             ));
             main_lines = candidates;
+        } else if main_lines.is_empty()
+            && let Some(recorded) = others.first()
+        {
+            // Probably the wrong program: pprof then looks the addresses up in it unmapped.
+            warnings.push(format!(
+                "Warning: the profile maps the program {recorded}, not {}: the program's addresses print as hex unless it is that file",
+                self.prog.display()
+            ));
         }
         for (start, finish, offset, _) in main_lines {
             libs.push(Lib {
