@@ -6,6 +6,7 @@
 //! names every frame (functions, `function file:line`, files, or addresses), expands inlined
 //! frames, and keeps each name once per stack so recursion is not counted twice.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
@@ -104,6 +105,10 @@ pub struct Options {
     pub retain: Option<Regex>,
     /// jeprof's `--exclude`.
     pub exclude: Option<Regex>,
+    /// Go pprof's `hide`: frames whose names match are dropped.
+    pub hide: Option<Regex>,
+    /// Go pprof's `show`: only frames whose names match are kept.
+    pub show: Option<Regex>,
 }
 
 /// The hex form pprof keys addresses by.
@@ -376,21 +381,64 @@ pub fn remove_uninteresting(
 /// jeprof's `FilterFrames` (`--retain`, `--exclude`): keeps only frames whose names match
 /// `--retain` and do not match `--exclude`; stacks left empty are dropped.
 fn filter_frames(stacks: Stacks, symbols: &SymbolTable, opts: &Options) -> Stacks {
-    let mut r = Stacks::default();
-    for (k, v) in stacks.map {
-        let path: Vec<u64> = k
-            .into_iter()
+    keep_frames(
+        Cow::Owned(stacks),
+        symbols,
+        opts,
+        opts.retain.as_ref(),
+        opts.exclude.as_ref(),
+    )
+}
+
+/// Go pprof's `show` and `hide`: keeps only the frames whose names match `show` and do not
+/// match `hide` (a frame is named by the function that holds its address; the functions
+/// inlined there go with it); stacks left empty are dropped.
+pub fn hide_show<'a>(
+    stacks: Cow<'a, Stacks>,
+    symbols: &SymbolTable,
+    opts: &Options,
+) -> Cow<'a, Stacks> {
+    if opts.show.is_none() && opts.hide.is_none() {
+        return stacks;
+    }
+    Cow::Owned(keep_frames(
+        stacks,
+        symbols,
+        opts,
+        opts.show.as_ref(),
+        opts.hide.as_ref(),
+    ))
+}
+
+/// The frames of `stacks` whose names match `keep` (when given) and not `drop`.
+fn keep_frames(
+    stacks: Cow<'_, Stacks>,
+    symbols: &SymbolTable,
+    opts: &Options,
+    keep: Option<&Regex>,
+    drop: Option<&Regex>,
+) -> Stacks {
+    let mut cache: FxHashMap<u64, bool> = FxHashMap::default();
+    let mut path_of = |k: &[u64]| -> Vec<u64> {
+        k.iter()
+            .copied()
             .filter(|&a| {
-                let name = match symbols.get(a) {
-                    Some(f) => outer_short(f),
-                    None => addr_key(a, opts.address_width),
-                };
-                opts.retain.as_ref().is_none_or(|re| re.is_match(&name))
-                    && !opts.exclude.as_ref().is_some_and(|re| re.is_match(&name))
+                *cache.entry(a).or_insert_with(|| {
+                    let name = match symbols.get(a) {
+                        Some(f) => outer_short(f),
+                        None => addr_key(a, opts.address_width),
+                    };
+                    keep.is_none_or(|re| re.is_match(&name))
+                        && !drop.is_some_and(|re| re.is_match(&name))
+                })
             })
-            .collect();
+            .collect()
+    };
+    let mut r = Stacks::default();
+    for (k, v) in stacks.map.iter() {
+        let path = path_of(k);
         if !path.is_empty() {
-            r.add(path, v);
+            r.add(path, *v);
         }
     }
     r
@@ -422,22 +470,35 @@ fn symbol_matches(frames: Option<&[Frame]>, re: &Regex) -> bool {
 /// pprof's `FocusProfile` (`keep == true`) and `IgnoreProfile` (`keep == false`): stacks with
 /// a frame whose address, name or place matches `re` are kept (or dropped).
 pub fn filter(
-    stacks: Stacks,
+    stacks: Cow<'_, Stacks>,
     symbols: &SymbolTable,
     re: &Regex,
     keep: bool,
     opts: &Options,
 ) -> Stacks {
     let mut cache: FxHashMap<u64, bool> = FxHashMap::default();
-    let mut r = Stacks::default();
-    for (k, v) in stacks.map {
-        let hit = k.iter().any(|&a| {
+    let mut hit = |k: &[u64]| {
+        k.iter().any(|&a| {
             *cache.entry(a).or_insert_with(|| {
                 re.is_match(&addr_key(a, opts.address_width)) || symbol_matches(symbols.get(a), re)
             })
-        });
-        if hit == keep {
-            r.add(k, v);
+        })
+    };
+    let mut r = Stacks::default();
+    match stacks {
+        Cow::Owned(st) => {
+            for (k, v) in st.map {
+                if hit(&k) == keep {
+                    r.add(k, v);
+                }
+            }
+        }
+        Cow::Borrowed(st) => {
+            for (k, v) in &st.map {
+                if hit(k) == keep {
+                    r.add_ref(k, *v);
+                }
+            }
         }
     }
     r
@@ -553,7 +614,7 @@ fn reduce_on(stacks: &Stacks, symbols: &SymbolTable, opts: &Options, threads: us
     // Callback::Run frames are numbered in the order they are met: meet them in a fixed
     // order (pprof's is hash order), in one pass. (Only a short name can make such a frame:
     // a renamed one ends in its `@address` tag.)
-    if symbols.any_function(|f| f.ends_with("::Run") && f.contains("Callback")) {
+    if has_run_frames(symbols) {
         sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
         return reduce_part(&sorted, symbols, &map, opts).0;
     }
@@ -612,6 +673,324 @@ fn merge(a: (Reduced, FxHashMap<String, u32>), b: Reduced) -> Reduced {
     out
 }
 
+/// The node items of each address met, translated on first sight: pprof's `TranslateStack`
+/// cached per address.
+struct Translator<'a> {
+    symbols: &'a SymbolTable,
+    map: &'a FxHashMap<Arc<str>, String>,
+    opts: &'a Options,
+    /// Node key → id.
+    ids: FxHashMap<String, u32>,
+    /// Node id → node.
+    nodes: Vec<Node>,
+    /// Per address (innermost frame first): a range of `items`.
+    ranges: FxHashMap<u64, (u32, u32)>,
+    items: Vec<Item>,
+    /// The `file:line` of each `Callback::Run` item.
+    runs: Vec<String>,
+    /// With one node per function, a frame's node depends only on its names (and on whether
+    /// it is inlined), unless it is named after its address: such frames are cached by the
+    /// addresses of their name strings.
+    by_name_only: bool,
+    by_name: FxHashMap<(usize, usize, bool), u32>,
+}
+
+impl<'a> Translator<'a> {
+    fn new(
+        symbols: &'a SymbolTable,
+        map: &'a FxHashMap<Arc<str>, String>,
+        opts: &'a Options,
+    ) -> Translator<'a> {
+        let mut ranges = FxHashMap::default();
+        ranges.reserve(symbols.len());
+        Translator {
+            symbols,
+            map,
+            opts,
+            ids: FxHashMap::default(),
+            nodes: Vec::new(),
+            ranges,
+            items: Vec::new(),
+            runs: Vec::new(),
+            by_name_only: opts.granularity == Granularity::Functions
+                && (!opts.show_addresses || opts.jeprof),
+            by_name: FxHashMap::default(),
+        }
+    }
+
+    /// The id of `node`, interned; `None` for a node without a name.
+    fn intern(&mut self, node: Node) -> Option<u32> {
+        if node.key.is_empty() {
+            return None;
+        }
+        Some(match self.ids.get(&node.key) {
+            Some(&id) => id,
+            None => {
+                let id = self.nodes.len() as u32;
+                self.ids.insert(node.key.clone(), id);
+                self.nodes.push(node);
+                id
+            }
+        })
+    }
+
+    fn item(&mut self, t: Translated) -> Item {
+        match t {
+            Translated::Name(n) => match self.intern(n) {
+                Some(id) => Item::Node(id),
+                None => Item::Skip,
+            },
+            Translated::Run(fileline) => {
+                self.runs.push(fileline);
+                Item::Run(self.runs.len() as u32 - 1)
+            }
+        }
+    }
+
+    /// The items of address `a`, translated on first sight.
+    fn range(&mut self, a: u64) -> (u32, u32) {
+        if let Some(&r) = self.ranges.get(&a) {
+            return r;
+        }
+        let lo = self.items.len() as u32;
+        let (symbols, map, opts) = (self.symbols, self.map, self.opts);
+        match symbols.get(a).filter(|_| self.by_name_only) {
+            // Most addresses share their functions' names (the same `Arc`s): their nodes
+            // are looked up by those.
+            Some(frames) => {
+                for (j, f) in frames.iter().enumerate().rev() {
+                    let inline = j > 0;
+                    let key = (
+                        Arc::as_ptr(&f.function) as *const u8 as usize,
+                        Arc::as_ptr(&f.short) as *const u8 as usize,
+                        inline,
+                    );
+                    if let Some(&id) = self.by_name.get(&key) {
+                        self.items.push(Item::Node(id));
+                        continue;
+                    }
+                    let t = translate_frame(a, f, inline, true, map, opts);
+                    // A node named after its address is the address's own.
+                    let shared = matches!(&t, Translated::Name(n) if n.addr.is_none());
+                    let item = self.item(t);
+                    if let (true, Item::Node(id)) = (shared, item) {
+                        self.by_name.insert(key, id);
+                    }
+                    self.items.push(item);
+                }
+            }
+            None => {
+                for t in translate(a, symbols, map, opts) {
+                    let item = self.item(t);
+                    self.items.push(item);
+                }
+            }
+        }
+        let r = (lo, self.items.len() as u32);
+        self.ranges.insert(a, r);
+        r
+    }
+}
+
+/// Every address of a session translated to report nodes at one granularity, kept so that
+/// later reports only walk their stacks ([`IdStacks::reduce`]). Not for profiles whose names
+/// include `Callback::Run` frames, whose nodes depend on the order stacks are met in.
+#[derive(Debug)]
+pub struct Translation {
+    nodes: Vec<Node>,
+    /// Per address id: its range of `items`.
+    ranges: Vec<(u32, u32)>,
+    items: Vec<Item>,
+}
+
+/// The [`Translation`] of `addrs` (sorted and unique: an address's id is its index), or
+/// `None` when the names hold `Callback::Run` frames. Many addresses are translated in two
+/// halves on two cores.
+pub fn translation(addrs: &[u64], symbols: &SymbolTable, opts: &Options) -> Option<Translation> {
+    if has_run_frames(symbols) {
+        return None;
+    }
+    let map = fullname_to_shortname(symbols);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if addrs.len() < PARALLEL_STACKS || threads < 2 {
+        return Some(translate_part(addrs, symbols, &map, opts).0);
+    }
+    let (first, second) = addrs.split_at(addrs.len() / 2);
+    let (a, b) = std::thread::scope(|s| {
+        let other = s.spawn(|| translate_part(second, symbols, &map, opts).0);
+        let a = translate_part(first, symbols, &map, opts);
+        (a, other.join())
+    });
+    let b = match b {
+        Ok(b) => b,
+        Err(panic) => std::panic::resume_unwind(panic),
+    };
+    // The second half's nodes, renumbered into the first's.
+    let (mut t, mut ids) = a;
+    let renumber: Vec<u32> = b
+        .nodes
+        .into_iter()
+        .map(|node| match ids.get(&node.key) {
+            Some(&id) => id,
+            None => {
+                let id = t.nodes.len() as u32;
+                ids.insert(node.key.clone(), id);
+                t.nodes.push(node);
+                id
+            }
+        })
+        .collect();
+    let offset = t.items.len() as u32;
+    t.items.extend(b.items.into_iter().map(|item| match item {
+        Item::Node(id) => Item::Node(renumber[id as usize]),
+        other => other,
+    }));
+    t.ranges.extend(
+        b.ranges
+            .into_iter()
+            .map(|(lo, hi)| (lo + offset, hi + offset)),
+    );
+    Some(t)
+}
+
+/// The translation of some addresses, and the index of its nodes by key.
+fn translate_part(
+    addrs: &[u64],
+    symbols: &SymbolTable,
+    map: &FxHashMap<Arc<str>, String>,
+    opts: &Options,
+) -> (Translation, FxHashMap<String, u32>) {
+    let mut t = Translator::new(symbols, map, opts);
+    let w = opts.address_width;
+    let ranges = addrs
+        .iter()
+        .map(|&a| {
+            if w > 8 && a > 0x7fff_ffff_ffff_ffff {
+                (0, 0)
+            } else {
+                t.range(a)
+            }
+        })
+        .collect();
+    let ids = std::mem::take(&mut t.ids);
+    let tr = Translation {
+        nodes: t.nodes,
+        ranges,
+        items: t.items,
+    };
+    (tr, ids)
+}
+
+/// True when some frame is a `Callback::Run` (pprof numbers them per caller).
+fn has_run_frames(symbols: &SymbolTable) -> bool {
+    symbols.any_function(|f| f.ends_with("::Run") && f.contains("Callback"))
+}
+
+/// Stacks with their addresses replaced by ids (indices into a sorted list of addresses),
+/// back to back in one array, in a fixed order: compact for reports that walk the same
+/// stacks many times.
+#[derive(Debug, Default, Clone)]
+pub struct IdStacks {
+    /// Every stack's address ids, leaf first.
+    ids: Vec<u32>,
+    /// The end of each stack in `ids`.
+    ends: Vec<u32>,
+    /// Each stack's value.
+    values: Vec<f64>,
+}
+
+impl IdStacks {
+    /// `stacks`, in their map's order, with ids from `index` (address → id); an address
+    /// missing from it is left out.
+    pub fn of(stacks: &Stacks, index: &FxHashMap<u64, u32>) -> IdStacks {
+        let mut r = IdStacks::default();
+        r.ends.reserve(stacks.map.len());
+        r.values.reserve(stacks.map.len());
+        for (k, &v) in &stacks.map {
+            r.ids.extend(k.iter().filter_map(|a| index.get(a).copied()));
+            r.ends.push(r.ids.len() as u32);
+            r.values.push(v);
+        }
+        r
+    }
+
+    /// The stacks and their values, in order.
+    pub fn iter(&self) -> impl Iterator<Item = (&[u32], f64)> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts
+            .zip(self.ends.iter().copied())
+            .zip(self.values.iter().copied())
+            .map(|((lo, hi), v)| (&self.ids[lo as usize..hi as usize], v))
+    }
+
+    /// The stacks with a frame whose id is set in `hits` (`keep`), or without one, in
+    /// order: pprof's `FocusProfile` and `IgnoreProfile`.
+    pub fn filter(&self, hits: &[bool], keep: bool) -> IdStacks {
+        let mut r = IdStacks::default();
+        for (k, v) in self.iter() {
+            if k.iter().any(|&id| hits[id as usize]) == keep {
+                r.ids.extend_from_slice(k);
+                r.ends.push(r.ids.len() as u32);
+                r.values.push(v);
+            }
+        }
+        r
+    }
+
+    /// pprof's `ReduceProfile` with the addresses already translated: each stack walked
+    /// once, in order.
+    pub fn reduce(&self, t: &Translation) -> Reduced {
+        let n = t.nodes.len();
+        let mut out = Reduced {
+            nodes: t.nodes.clone(),
+            flat: vec![0.0; n],
+            cum: vec![0.0; n],
+            seen: vec![false; n],
+        };
+        let mut path: Vec<u32> = Vec::new();
+        let mut on_stack: Vec<u32> = vec![u32::MAX; n];
+        for (s, (k, v)) in self.iter().enumerate() {
+            let s = s as u32;
+            path.clear();
+            for &a in k {
+                let (lo, hi) = t.ranges[a as usize];
+                for item in &t.items[lo as usize..hi as usize] {
+                    if let Item::Node(id) = *item
+                        && on_stack[id as usize] != s
+                    {
+                        on_stack[id as usize] = s;
+                        path.push(id);
+                    }
+                }
+            }
+            out.add_path(&path, v);
+        }
+        out
+    }
+}
+
+/// For each of `addrs`, whether its address, name or place matches `re` (see [`filter`]).
+pub fn matches(addrs: &[u64], symbols: &SymbolTable, re: &Regex, opts: &Options) -> Vec<bool> {
+    // Most frames share their function's short name (one `Arc`): each name is tried once.
+    let mut by_name: FxHashMap<usize, bool> = FxHashMap::default();
+    addrs
+        .iter()
+        .map(|&a| {
+            if re.is_match(&addr_key(a, opts.address_width)) {
+                return true;
+            }
+            symbols.get(a).is_some_and(|fs| {
+                fs.iter().any(|f| {
+                    *by_name
+                        .entry(Arc::as_ptr(&f.short) as *const u8 as usize)
+                        .or_insert_with(|| re.is_match(&f.short))
+                        || re.is_match(&f.fileline)
+                })
+            })
+        })
+        .collect()
+}
+
 /// [`reduce`] over some of the stacks, in their order; also the index of the nodes by key.
 fn reduce_part(
     sorted: &[(&Vec<u64>, &f64)],
@@ -620,33 +999,11 @@ fn reduce_part(
     opts: &Options,
 ) -> (Reduced, FxHashMap<String, u32>) {
     let w = opts.address_width;
-    let mut ids: FxHashMap<String, u32> = FxHashMap::default();
-    let mut out = Reduced::default();
-    let mut intern = |node: Node, out: &mut Reduced| -> Option<u32> {
-        if node.key.is_empty() {
-            return None;
-        }
-        Some(match ids.get(&node.key) {
-            Some(&id) => id,
-            None => {
-                let id = out.nodes.len() as u32;
-                ids.insert(node.key.clone(), id);
-                out.nodes.push(node);
-                id
-            }
-        })
-    };
-    // Per address (innermost frame first): a range of `items`, filled on first sight.
-    let mut ranges: FxHashMap<u64, (u32, u32)> = FxHashMap::default();
-    ranges.reserve(symbols.len());
-    let mut items: Vec<Item> = Vec::new();
-    let mut runs: Vec<String> = Vec::new();
+    let mut t = Translator::new(symbols, map, opts);
+    let mut flat: Vec<f64> = Vec::new();
+    let mut cum: Vec<f64> = Vec::new();
+    let mut seen: Vec<bool> = Vec::new();
     let mut run_ids: FxHashMap<u64, usize> = FxHashMap::default();
-    // With one node per function, a frame's node depends only on its names (and on whether
-    // it is inlined), unless it is named after its address: such frames are cached by name.
-    let by_name_only =
-        opts.granularity == Granularity::Functions && (!opts.show_addresses || opts.jeprof);
-    let mut by_name: FxHashMap<(*const u8, *const u8, bool), u32> = FxHashMap::default();
     let mut path: Vec<u32> = Vec::new();
     // Node id → the last stack it was put on, to keep each node once per stack.
     let mut on_stack: Vec<u32> = Vec::new();
@@ -657,59 +1014,9 @@ fn reduce_part(
             if w > 8 && a > 0x7fff_ffff_ffff_ffff {
                 continue;
             }
-            let (lo, hi) = match ranges.get(&a) {
-                Some(&r) => r,
-                None => {
-                    let lo = items.len() as u32;
-                    let mut add = |t: Translated, out: &mut Reduced| match t {
-                        Translated::Name(n) => match intern(n, out) {
-                            Some(id) => Item::Node(id),
-                            None => Item::Skip,
-                        },
-                        Translated::Run(fileline) => {
-                            runs.push(fileline);
-                            Item::Run(runs.len() as u32 - 1)
-                        }
-                    };
-                    match symbols.get(a).filter(|_| by_name_only) {
-                        // Most addresses share their functions' names (the same `Arc`s):
-                        // their nodes are looked up by those.
-                        Some(frames) => {
-                            for (j, f) in frames.iter().enumerate().rev() {
-                                let inline = j > 0;
-                                let key = (
-                                    Arc::as_ptr(&f.function) as *const u8,
-                                    Arc::as_ptr(&f.short) as *const u8,
-                                    inline,
-                                );
-                                if let Some(&id) = by_name.get(&key) {
-                                    items.push(Item::Node(id));
-                                    continue;
-                                }
-                                let t = translate_frame(a, f, inline, true, map, opts);
-                                // A node named after its address is the address's own.
-                                let shared = matches!(&t, Translated::Name(n) if n.addr.is_none());
-                                let item = add(t, &mut out);
-                                if let (true, Item::Node(id)) = (shared, item) {
-                                    by_name.insert(key, id);
-                                }
-                                items.push(item);
-                            }
-                        }
-                        None => {
-                            for t in translate(a, symbols, map, opts) {
-                                let item = add(t, &mut out);
-                                items.push(item);
-                            }
-                        }
-                    }
-                    let r = (lo, items.len() as u32);
-                    ranges.insert(a, r);
-                    r
-                }
-            };
+            let (lo, hi) = t.range(a);
             for j in lo..hi {
-                let id = match items[j as usize] {
+                let id = match t.items[j as usize] {
                     Item::Node(id) => id,
                     Item::Skip => continue,
                     Item::Run(r) => {
@@ -720,14 +1027,14 @@ fn reduce_part(
                             key: granular(
                                 &format!("Run#{num}"),
                                 false,
-                                &runs[r as usize],
+                                &t.runs[r as usize],
                                 a,
                                 w,
                                 opts,
                             ),
                             addr: None,
                         };
-                        match intern(node, &mut out) {
+                        match t.intern(node) {
                             Some(id) => id,
                             None => continue,
                         }
@@ -743,17 +1050,36 @@ fn reduce_part(
                 }
             }
         }
-        out.add_path(&path, v);
+        let nodes = t.nodes.len();
+        if flat.len() < nodes {
+            flat.resize(nodes, 0.0);
+            cum.resize(nodes, 0.0);
+            seen.resize(nodes, false);
+        }
+        if let Some(&leaf) = path.first() {
+            flat[leaf as usize] += v;
+        }
+        for &id in &path {
+            cum[id as usize] += v;
+            seen[id as usize] = true;
+        }
     }
-    let n = out.nodes.len();
-    out.flat.resize(n, 0.0);
-    out.cum.resize(n, 0.0);
-    out.seen.resize(n, false);
+    let n = t.nodes.len();
+    flat.resize(n, 0.0);
+    cum.resize(n, 0.0);
+    seen.resize(n, false);
+    let ids = std::mem::take(&mut t.ids);
+    let out = Reduced {
+        nodes: t.nodes,
+        flat,
+        cum,
+        seen,
+    };
     (out, ids)
 }
 
 /// A translated frame, cached per address.
-#[derive(Clone, Copy)]
+#[derive(Debug, Clone, Copy)]
 enum Item {
     /// A node.
     Node(u32),
@@ -904,7 +1230,7 @@ pub fn translate_stacks(
     let mut run_ids: FxHashMap<u64, usize> = FxHashMap::default();
     let mut sorted: Vec<(&Vec<u64>, &f64)> = stacks.map.iter().collect();
     // The same order as `reduce`, so that `Run#N` numbers agree.
-    if symbols.any_function(|f| f.ends_with("::Run") && f.contains("Callback")) {
+    if has_run_frames(symbols) {
         sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
     }
     let mut out = Vec::with_capacity(sorted.len());
@@ -1004,6 +1330,8 @@ mod tests {
                 address_width: 16,
                 retain: None,
                 exclude: None,
+                hide: None,
+                show: None,
             };
             let map = fullname_to_shortname(&symbols);
             let sorted: Vec<(&Vec<u64>, &f64)> = stacks.map.iter().collect();

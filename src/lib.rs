@@ -4,26 +4,36 @@
 //! The pipeline runs one way, one module per stage, a plain data type at each seam:
 //!
 //! ```text
-//! read (profile) -> [subtract base] -> symbolize (symbolize) -> aggregate (graph) -> render (report)
+//! read (profile) -> symbolize (symbolize) -> Session -> View -> aggregate (graph) -> render (report)
 //! ```
 //!
 //! 1. [`profile::parse`] sniffs the format (text heap, growth, jemalloc, binary CPU,
-//!    contention, symbolized) and returns a [`profile::Profile`] of raw addresses and values;
-//! 2. the selected value of every sample is summed per stack into a [`graph::Stacks`], and a
-//!    base profile subtracted;
-//! 3. a [`symbolize::Symbolize`] implementation fills a [`symbolize::SymbolTable`] beside the
-//!    profile — in-process from ELF symbols and DWARF ([`symbolize::local::Local`]), or from
-//!    the names a symbolized profile carries;
+//!    contention, symbolized) and returns a [`profile::Profile`] of raw addresses and every
+//!    value column;
+//! 2. a [`session::Session`] holds the program, every profile and the base, checked against
+//!    each other, and one [`symbolize::SymbolTable`] for all their addresses, filled by a
+//!    [`symbolize::Symbolize`] implementation: in-process from ELF symbols and DWARF
+//!    ([`symbolize::local::Local`]), or from the names a symbolized profile carries;
+//! 3. a [`view::View`] says what one report asks for (mode, value column, granularity,
+//!    filters, profiles and base); [`view::View::render`] sums the chosen value per stack,
+//!    subtracts the base, and
 //! 4. [`graph`] removes allocator and profiler frames, applies `--focus`/`--ignore`, and
 //!    reduces stacks to report nodes at the chosen granularity;
 //! 5. [`report`] prints them.
 //!
+//! The command line renders one view of a session ([`pipeline::run`]); the interactive
+//! shell renders many from one session, without reading or symbolizing again.
+//!
 //! ```no_run
-//! let opts = rpprof::pipeline::Options {
+//! use rpprof::session::{LoadOptions, Session};
+//! use rpprof::view::View;
+//!
+//! let opts = LoadOptions {
 //!     args: vec!["./server".into(), "heap.0003.heap".into()],
 //!     ..Default::default()
 //! };
-//! rpprof::pipeline::run(&opts, &mut std::io::stdout(), &mut std::io::stderr())?;
+//! let session = Session::load(&opts, &mut std::io::stderr())?;
+//! View::default().render(&session, &mut std::io::stdout(), &mut std::io::stderr())?;
 //! # Ok::<(), rpprof::error::Error>(())
 //! ```
 #![deny(missing_docs)]
@@ -37,5 +47,7 @@ pub mod pipeline;
 pub mod profile;
 pub mod remote;
 pub mod report;
+pub mod session;
 pub mod symbolize;
 pub mod units;
+pub mod view;

@@ -1,0 +1,756 @@
+//! The loaded profiles: read, checked and symbolized once, then reported on any number of
+//! times (see [`crate::view::View`]).
+//!
+//! A [`Session`] holds the program, every profile argument and the base with **all** their
+//! value columns, the memory map, and one symbol table covering every address of every
+//! profile. It is immutable once loaded; what changes the set of profiles (a new base in the
+//! shell, a dump arriving in a watched folder) builds a new session from the old one, reusing
+//! the profiles already read and symbolizing again only when new addresses appear.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use rustc_hash::FxHashMap;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::profile::{self, Kind, Profile};
+use crate::remote;
+use crate::report::raw;
+use crate::symbolize::{self, NoSymbols, SymbolTable, Symbolize, embedded::Embedded, local::Local};
+
+/// Which heap value to report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub enum HeapValue {
+    /// In-use bytes (default).
+    #[default]
+    InuseSpace,
+    /// In-use objects.
+    InuseObjects,
+    /// Allocated bytes.
+    AllocSpace,
+    /// Allocated objects.
+    AllocObjects,
+}
+
+/// Which contention value to report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub enum ContentionValue {
+    /// Total delay (default).
+    #[default]
+    TotalDelay,
+    /// Number of contentions.
+    Contentions,
+    /// Mean delay.
+    MeanDelay,
+}
+
+/// The value column a report shows: one of the heap values or one of the contention values,
+/// whichever applies to the profile's kind (CPU and thread profiles have one column).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct Value {
+    /// For heap and growth profiles.
+    pub heap: HeapValue,
+    /// For contention profiles.
+    pub contention: ContentionValue,
+}
+
+impl Value {
+    /// The index of this value in the samples of a profile of `kind`.
+    pub fn index(self, kind: Kind) -> usize {
+        match kind {
+            Kind::Heap | Kind::Growth => match self.heap {
+                HeapValue::InuseObjects => 0,
+                HeapValue::InuseSpace => 1,
+                HeapValue::AllocObjects => 2,
+                HeapValue::AllocSpace => 3,
+            },
+            Kind::Contention => match self.contention {
+                ContentionValue::TotalDelay => 0,
+                ContentionValue::Contentions => 1,
+                ContentionValue::MeanDelay => 2,
+            },
+            Kind::Cpu | Kind::Thread => 0,
+        }
+    }
+}
+
+/// What loading needs: the arguments and the options that change what is read or how
+/// addresses are named.
+#[derive(Debug, Clone, Default)]
+pub struct LoadOptions {
+    /// The program and the profiles, or only profiles (as on the command line).
+    pub args: Vec<String>,
+    /// `--base`.
+    pub base: Option<String>,
+    /// `--lib_prefix`, split at commas.
+    pub lib_prefix: Vec<String>,
+    /// `--add_lib`.
+    pub add_lib: Option<String>,
+    /// `--no_strip_temp`.
+    pub keep_templates: bool,
+    /// Behave as jeprof (the program was invoked as `jeprof`).
+    pub jeprof: bool,
+    /// `--pprof_quirks`: name inlined functions as binutils does.
+    pub pprof_quirks: bool,
+    /// `--seconds`: length of a remote CPU or contention profile (30).
+    pub seconds: Option<u64>,
+    /// `--debug`: print the time each stage took to the message stream.
+    pub debug: bool,
+    /// The value named in the messages that refuse mismatched profiles (the command line's).
+    pub value: Value,
+}
+
+impl LoadOptions {
+    /// The symbolizer's options, for addresses of `address_width` hex digits.
+    pub fn symbol_options(&self, address_width: usize) -> symbolize::Options {
+        symbolize::Options {
+            lib_prefix: self.lib_prefix.clone(),
+            add_lib: self.add_lib.clone(),
+            keep_templates: self.keep_templates,
+            jeprof: self.jeprof,
+            address_width,
+            binutils_inline_names: self.pprof_quirks,
+        }
+    }
+}
+
+/// A profile that was read, and the file it was read from.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The file (for a remote profile, its saved copy).
+    pub path: PathBuf,
+    /// The profile, every value column.
+    pub profile: Profile,
+}
+
+impl Loaded {
+    /// Reads and parses the profile at `arg`.
+    pub fn read(arg: &str) -> Result<Loaded> {
+        let path = PathBuf::from(arg);
+        let data = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+        let profile = profile::parse(&data, &path)?;
+        Ok(Loaded { path, profile })
+    }
+
+    /// The file name, as the web UI and the shell name a profile.
+    pub fn name(&self) -> String {
+        file_name(&self.path)
+    }
+}
+
+/// The file name of `p`, or `p` itself when it has none.
+pub fn file_name(p: &Path) -> String {
+    p.file_name().map_or_else(
+        || p.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+/// The profiles, read and symbolized.
+#[derive(Debug)]
+pub struct Session {
+    /// What the session was loaded with.
+    pub opts: LoadOptions,
+    /// The program argument, when one was given.
+    pub program: Option<PathBuf>,
+    /// The program as pprof names it in `--dot` and `--raw` (see [`Session::program_name`]).
+    pub program_name: String,
+    /// Every profile read, in argument order, the base (if any) last.
+    pub profiles: Vec<Arc<Loaded>>,
+    /// The index of the `--base` profile in [`Session::profiles`].
+    pub base: Option<usize>,
+    /// Names for every address of every profile.
+    pub symbols: SymbolTable,
+    /// Every address of every profile, sorted, once.
+    pub addrs: Vec<u64>,
+    /// The symbolizer's options.
+    pub sym_opts: symbolize::Options,
+    /// Where [`Session::program`] is not given: the program named by the memory map.
+    pub mapped_program: Option<PathBuf>,
+    /// Keep what views derive from the session (trimmed stacks, translated addresses) for
+    /// the next view: set by the front ends that render many views (the shell, the web UI,
+    /// the trend report); the command line renders one and keeps nothing.
+    pub cache_views: bool,
+    /// What views derived, when [`Session::cache_views`] is set.
+    pub(crate) cache: Mutex<crate::view::Cache>,
+    /// Address → its index in [`Session::addrs`], made when first asked for.
+    ids: OnceLock<FxHashMap<u64, u32>>,
+}
+
+/// True for `http://`, `https://` and `host:port[/path]` arguments.
+pub fn is_remote(arg: &str) -> bool {
+    if arg.starts_with("http://") || arg.starts_with("https://") {
+        return true;
+    }
+    let hostport = arg.split('/').next().unwrap_or("");
+    match hostport.rsplit_once(':') {
+        Some((host, port)) => {
+            !host.is_empty()
+                && !port.is_empty()
+                && port.bytes().all(|b| b.is_ascii_digit())
+                && host.bytes().all(|b| {
+                    b.is_ascii_alphanumeric()
+                        || b == b'.'
+                        || b == b'-'
+                        || b == b'['
+                        || b == b']'
+                        || b == b':'
+                })
+        }
+        None => false,
+    }
+}
+
+/// The arguments after remote profiles were fetched.
+struct Fetched {
+    /// The program and profile arguments, fetched profiles replaced by their saved copies.
+    args: Vec<String>,
+    /// `--base`, likewise.
+    base: Option<String>,
+    /// When the first argument was remote (no local program): its server and the program's
+    /// name there, for the symbol page.
+    symbol_page: Option<(remote::Target, String)>,
+}
+
+/// True for an argument fetched over HTTP: remote-looking and not a local file.
+fn fetch_this(arg: &str) -> bool {
+    is_remote(arg) && !Path::new(arg).exists()
+}
+
+/// pprof's `FetchDynamicProfiles`: fetches every remote argument (and a remote `--base`),
+/// saves it, and puts the saved file in its place.
+fn fetch_remote(opts: &LoadOptions, err: &mut dyn Write) -> Result<Fetched> {
+    let mut f = Fetched {
+        args: opts.args.clone(),
+        base: opts.base.clone(),
+        symbol_page: None,
+    };
+    if !f.args.iter().chain(f.base.iter()).any(|a| fetch_this(a)) {
+        return Ok(f);
+    }
+    let program = if fetch_this(&f.args[0]) {
+        writeln!(err, "Using remote profile at {}.", f.args[0]).map_err(io_err)?;
+        let target = remote::Target::parse(&f.args[0]);
+        let name = remote::program_name(&target)?;
+        f.symbol_page = Some((target, name.clone()));
+        name
+    } else {
+        f.args[0].clone()
+    };
+    let seconds = opts.seconds.unwrap_or(30);
+    for a in f.args.iter_mut().chain(f.base.iter_mut()) {
+        if fetch_this(a) {
+            let mut msgs = Vec::new();
+            let r = remote::fetch_profile(&remote::Target::parse(a), &program, seconds, &mut msgs);
+            for m in &msgs {
+                writeln!(err, "{m}").map_err(io_err)?;
+            }
+            *a = r?.to_string_lossy().into_owned();
+        }
+    }
+    Ok(f)
+}
+
+/// What the first argument is.
+enum First {
+    /// A program (ELF or anything that is not a profile), maybe missing.
+    Program,
+    /// A profile: every argument is a profile.
+    Profile,
+}
+
+fn classify(arg: &str, n_args: usize) -> Result<First> {
+    let path = Path::new(arg);
+    if !path.exists() {
+        if n_args < 2 {
+            return Err(Error::io(
+                path,
+                std::io::Error::from(std::io::ErrorKind::NotFound),
+            ));
+        }
+        return Ok(First::Program);
+    }
+    // A pipe (`<(zcat heap.gz)`) can be read only once: it is a profile, never a program,
+    // and is not sniffed.
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    if !meta.is_file() && !meta.is_dir() {
+        return Ok(First::Profile);
+    }
+    let mut head = [0u8; 64];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
+        .map_err(|e| Error::io(path, e))?;
+    let head = &head[..n];
+    if head.starts_with(b"\x7fELF") {
+        return Ok(First::Program);
+    }
+    if profile::looks_like_profile(head) {
+        return Ok(First::Profile);
+    }
+    if n_args < 2 {
+        return Ok(First::Profile);
+    }
+    Ok(First::Program)
+}
+
+/// The program named by a memory map: the first absolute path that is not a library.
+fn program_from_map(p: &Profile) -> Option<PathBuf> {
+    p.mappings
+        .iter()
+        .filter(|m| m.path.starts_with('/'))
+        .find(|m| !m.path.contains(".so") && !m.path.ends_with(" (deleted)"))
+        .map(|m| PathBuf::from(&m.path))
+}
+
+/// pprof's name for a binary it does not know.
+pub const UNKNOWN_BINARY: &str = "(unknown)";
+
+/// Stage timing for `--debug`.
+pub(crate) struct Timer {
+    on: bool,
+    last: std::time::Instant,
+}
+
+impl Timer {
+    pub(crate) fn new(on: bool) -> Timer {
+        Timer {
+            on,
+            last: std::time::Instant::now(),
+        }
+    }
+
+    pub(crate) fn stage(&mut self, err: &mut dyn Write, what: &str) {
+        if self.on {
+            let now = std::time::Instant::now();
+            let _ = writeln!(
+                err,
+                "rpprof: {what}: {:.3} s{}",
+                (now - self.last).as_secs_f64(),
+                memory()
+            );
+            self.last = now;
+        }
+    }
+}
+
+/// The process's resident and peak resident memory, where `/proc` tells them.
+fn memory() -> String {
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
+        return String::new();
+    };
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .map(|v| v.trim().to_string())
+    };
+    match (field("VmRSS:"), field("VmHWM:")) {
+        (Some(rss), Some(peak)) => format!(" (resident {rss}, peak {peak})"),
+        _ => String::new(),
+    }
+}
+
+impl Session {
+    /// Reads the profiles named by `opts` (fetching remote ones), checks that they can be
+    /// added and subtracted, and symbolizes every address. The profiles' notes and the
+    /// symbolizer's warnings go to `err`.
+    pub fn load(opts: &LoadOptions, err: &mut dyn Write) -> Result<Session> {
+        if opts.args.is_empty() {
+            return Err(Error::usage("Did not specify program"));
+        }
+        let mut timer = Timer::new(opts.debug);
+        // Remote profiles are fetched and saved first; from then on they are local files.
+        let fetched = fetch_remote(opts, err)?;
+        let (args, base_arg) = (&fetched.args, fetched.base.as_ref());
+        let first = &args[0];
+        // Sort out the program and the profiles.
+        let mut program: Option<PathBuf> = None;
+        let mut profile_args: Vec<&String> = Vec::new();
+        match classify(first, args.len())? {
+            First::Program => {
+                program = Some(PathBuf::from(first));
+                profile_args.extend(args.iter().skip(1));
+                if profile_args.is_empty() {
+                    return Err(Error::usage("Did not specify profile file"));
+                }
+            }
+            First::Profile => profile_args.extend(args.iter()),
+        }
+        // pprof reads the first profile, then the others from the last argument back.
+        let n = profile_args.len();
+        let mut read: Vec<Option<Loaded>> = (0..n).map(|_| None).collect();
+        read[0] = Some(Loaded::read(profile_args[0])?);
+        for i in (1..n).rev() {
+            read[i] = Some(Loaded::read(profile_args[i])?);
+        }
+        let mut profiles: Vec<Loaded> = read.into_iter().flatten().collect();
+        let base = base_arg.map(|_| profiles.len());
+        if let Some(b) = base_arg {
+            profiles.push(Loaded::read(b)?);
+        }
+        // Without a local program, the server names the addresses (its /pprof/symbol page).
+        if let Some((target, name)) = &fetched.symbol_page {
+            let mut all: Vec<u64> = profiles
+                .iter()
+                .flat_map(|i| i.profile.addresses())
+                .collect();
+            all.sort_unstable();
+            all.dedup();
+            let names = remote::symbols(target, &all)?;
+            profiles[0].profile.symbols = Some(profile::EmbeddedSymbols {
+                binary: Some(name.clone()),
+                names,
+            });
+        }
+        timer.stage(err, "read profiles");
+        if program.is_some()
+            && let Some(i) = profiles.iter().find(|i| i.profile.symbols.is_some())
+        {
+            return Err(Error::refused(format!(
+                "{} is a symbolized profile: it cannot be used with a program argument; try again without {}",
+                i.path.display(),
+                first
+            )));
+        }
+        let profiles: Vec<Arc<Loaded>> = profiles.into_iter().map(Arc::new).collect();
+        let order = read_order(profiles.len() - usize::from(base.is_some()));
+        for &i in order.iter().skip(1).chain(base.iter()) {
+            check_compatible(&profiles[0], &profiles[i], Some(i) == base, opts.value)?;
+        }
+        for &i in order.iter().chain(base.iter()) {
+            for n in &profiles[i].profile.notes {
+                writeln!(err, "{n}").map_err(io_err)?;
+            }
+        }
+        let session = Session::symbolize(opts.clone(), program, profiles, base, err)?;
+        timer.stage(err, &format!("symbolize {} addresses", session.addrs.len()));
+        Ok(session)
+    }
+
+    /// Symbolizes the addresses of `profiles` and makes the session.
+    fn symbolize(
+        opts: LoadOptions,
+        program: Option<PathBuf>,
+        profiles: Vec<Arc<Loaded>>,
+        base: Option<usize>,
+        err: &mut dyn Write,
+    ) -> Result<Session> {
+        let main = &profiles[0].profile;
+        let jeprof = opts.jeprof || main.is_jemalloc();
+        let w = main.address_width;
+        // Every address of every profile read, to symbolize.
+        let mut addrs: Vec<u64> = profiles
+            .iter()
+            .flat_map(|i| i.profile.addresses())
+            .collect();
+        addrs.sort_unstable();
+        addrs.dedup();
+        addrs.shrink_to_fit();
+        let mut sym_opts = opts.symbol_options(w);
+        sym_opts.jeprof = jeprof;
+        let mapped_program = program_from_map(main);
+        let mut warnings = Vec::new();
+        let symbols: SymbolTable = if main.symbols.is_some() {
+            let mut names = std::collections::BTreeMap::new();
+            for i in &profiles {
+                if let Some(s) = &i.profile.symbols {
+                    names.extend(s.names.iter().map(|(a, n)| (*a, n.clone())));
+                }
+            }
+            let table = Embedded {
+                names: &names,
+                address_width: w,
+                keep_templates: opts.keep_templates,
+            }
+            .symbolize(&addrs, &mut warnings);
+            without_no_symbol_marks(table, &names, w)
+        } else {
+            match program.as_ref().or(mapped_program.as_ref()) {
+                Some(p) => {
+                    Local::new(p, &main.mappings, &sym_opts).symbolize(&addrs, &mut warnings)
+                }
+                None => {
+                    warnings.push(format!(
+                        "Warning: {}: no program given and none named in its memory map; addresses print as hex",
+                        profiles[0].path.display()
+                    ));
+                    NoSymbols.symbolize(&addrs, &mut warnings)
+                }
+            }
+        };
+        for w in &warnings {
+            writeln!(err, "{w}").map_err(io_err)?;
+        }
+        let program_name = program_name(program.as_deref(), &profiles[0].profile);
+        Ok(Session {
+            opts,
+            program,
+            program_name,
+            profiles,
+            base,
+            symbols,
+            addrs,
+            sym_opts,
+            mapped_program,
+            cache_views: false,
+            cache: Mutex::new(Default::default()),
+            ids: OnceLock::new(),
+        })
+    }
+
+    /// This session with `base` (a profile file, or none) as its base profile: the profiles
+    /// already read are reused; the names are looked up again only when the base brings
+    /// addresses the session has not named.
+    pub fn with_base(&self, base: Option<&str>, err: &mut dyn Write) -> Result<Session> {
+        let mut profiles: Vec<Arc<Loaded>> = self
+            .profiles
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| Some(*i) != self.base)
+            .map(|(_, p)| p.clone())
+            .collect();
+        let mut opts = self.opts.clone();
+        opts.base = base.map(str::to_string);
+        let Some(b) = base else {
+            return Ok(self.rebuilt(opts, profiles, None));
+        };
+        let loaded = Arc::new(Loaded::read(b)?);
+        if let (Some(p), Some(_)) = (&self.program, &loaded.profile.symbols) {
+            return Err(Error::refused(format!(
+                "{} is a symbolized profile: it cannot be used with a program argument; try again without {}",
+                loaded.path.display(),
+                p.display()
+            )));
+        }
+        check_compatible(&profiles[0], &loaded, true, opts.value)?;
+        for n in &loaded.profile.notes {
+            writeln!(err, "{n}").map_err(io_err)?;
+        }
+        let known = loaded
+            .profile
+            .addresses()
+            .iter()
+            .all(|a| self.addrs.binary_search(a).is_ok());
+        profiles.push(loaded);
+        let base = Some(profiles.len() - 1);
+        if known {
+            return Ok(self.rebuilt(opts, profiles, base));
+        }
+        let mut s = Session::symbolize(opts, self.program.clone(), profiles, base, err)?;
+        s.cache_views = self.cache_views;
+        Ok(s)
+    }
+
+    /// A session of other profiles whose addresses this session has all named.
+    fn rebuilt(
+        &self,
+        opts: LoadOptions,
+        profiles: Vec<Arc<Loaded>>,
+        base: Option<usize>,
+    ) -> Session {
+        Session {
+            opts,
+            program: self.program.clone(),
+            program_name: self.program_name.clone(),
+            profiles,
+            base,
+            symbols: self.symbols.clone(),
+            addrs: self.addrs.clone(),
+            sym_opts: self.sym_opts.clone(),
+            mapped_program: self.mapped_program.clone(),
+            cache_views: self.cache_views,
+            cache: Mutex::new(Default::default()),
+            ids: OnceLock::new(),
+        }
+    }
+
+    /// The profiles that are not the base, in the order pprof reads (and adds) them: the
+    /// first, then the others from the last back.
+    pub fn default_profiles(&self) -> Vec<usize> {
+        read_order(self.profiles.len() - usize::from(self.base.is_some()))
+    }
+
+    /// Address → its index in [`Session::addrs`] (the id [`crate::graph::IdStacks`] use).
+    pub fn address_ids(&self) -> &FxHashMap<u64, u32> {
+        self.ids.get_or_init(|| {
+            let mut m = FxHashMap::default();
+            m.reserve(self.addrs.len());
+            m.extend(self.addrs.iter().enumerate().map(|(i, &a)| (a, i as u32)));
+            m
+        })
+    }
+
+    /// The first profile argument, whose kind, sampling and map the reports follow.
+    pub fn main(&self) -> &Profile {
+        &self.profiles[0].profile
+    }
+
+    /// The kind of the profiles.
+    pub fn kind(&self) -> Kind {
+        self.main().kind
+    }
+
+    /// Whether jeprof's rules apply (invoked as jeprof, or a jemalloc profile).
+    pub fn jeprof(&self) -> bool {
+        self.sym_opts.jeprof
+    }
+
+    /// Hex digits in an address.
+    pub fn address_width(&self) -> usize {
+        self.main().address_width
+    }
+
+    /// The program whose files `--list` and `--disasm` read: the argument, or the one the
+    /// memory map names.
+    pub fn program_file(&self) -> Option<&Path> {
+        self.program.as_deref().or(self.mapped_program.as_deref())
+    }
+
+    /// Refuses to add (or subtract) profile `other` to (from) profile `main` when their values
+    /// do not mean the same.
+    pub fn check_pair(&self, main: usize, other: usize, is_base: bool, value: Value) -> Result<()> {
+        check_compatible(&self.profiles[main], &self.profiles[other], is_base, value)
+    }
+}
+
+/// `0, n-1, n-2, ..., 1`: pprof's reading order of `n` profile arguments.
+fn read_order(n: usize) -> Vec<usize> {
+    std::iter::once(0).chain((1..n).rev()).collect()
+}
+
+/// The program as pprof names it in `--dot` and `--raw`: the program argument as given, the
+/// `binary=` of a symbolized profile, or (rpprof) the program named by the memory map.
+fn program_name(program: Option<&Path>, first: &Profile) -> String {
+    if let Some(p) = program {
+        return p.to_string_lossy().into_owned();
+    }
+    if let Some(s) = &first.symbols {
+        return s
+            .binary
+            .clone()
+            .unwrap_or_else(|| UNKNOWN_BINARY.to_string());
+    }
+    program_from_map(first)
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_else(|| UNKNOWN_BINARY.to_string())
+}
+
+/// Drops the entries of a symbolized profile's addresses that rpprof's `--raw` marked as
+/// having no symbol (named by their own hex digits), so that they print as bare addresses,
+/// as in a report of the profile the file was made from.
+fn without_no_symbol_marks(
+    table: SymbolTable,
+    names: &std::collections::BTreeMap<u64, String>,
+    width: usize,
+) -> SymbolTable {
+    let marked: std::collections::HashSet<u64> = names
+        .iter()
+        .filter(|(a, n)| raw::is_no_symbol(**a, width, &[n.as_str()]))
+        .map(|(a, _)| *a)
+        .collect();
+    if marked.is_empty() {
+        return table;
+    }
+    let mut t = SymbolTable::new();
+    for (a, frames) in table.sorted() {
+        if !marked.contains(&a) {
+            t.insert(a, frames.to_vec());
+        }
+    }
+    t
+}
+
+pub(crate) fn io_err(e: std::io::Error) -> Error {
+    Error {
+        path: None,
+        location: crate::error::Location::None,
+        kind: ErrorKind::Io(e),
+    }
+}
+
+/// Which value pairs of a heap profile carry data: (in-use, allocated).
+fn heap_pairs(p: &Profile) -> (bool, bool) {
+    let mut pairs = (false, false);
+    for s in p.samples.iter().chain(p.threads.values().flatten()) {
+        let v = |i: usize| s.values.get(i).copied().unwrap_or(0.0) != 0.0;
+        pairs.0 |= v(0) || v(1);
+        pairs.1 |= v(2) || v(3);
+    }
+    pairs
+}
+
+/// Describes a heap profile's value pairs.
+fn pairs_name(p: &Profile) -> &'static str {
+    match heap_pairs(p) {
+        (_, false) => "in-use values only",
+        (false, true) => "allocated values only",
+        (true, true) => "in-use and allocated values",
+    }
+}
+
+/// Refuses to add (or subtract, `is_base`) `other` to `main` when their values do not mean
+/// the same: different kinds of profile, CPU profiles sampled at different rates, jemalloc
+/// and tcmalloc heap profiles whose filled value pairs differ. google-pprof adds them anyway
+/// and prints nonsense.
+fn check_compatible(main: &Loaded, other: &Loaded, is_base: bool, value: Value) -> Result<()> {
+    let (a, b) = (&main.profile, &other.profile);
+    let verb = if is_base { "subtract" } else { "add" };
+    let prep = if is_base { "from" } else { "to" };
+    let type_of = |p: &Profile| -> &'static str {
+        p.sample_types
+            .get(value.index(p.kind))
+            .map_or("?", |t| t.name)
+    };
+    let refuse = |what_b: String, detail_b: String, what_a: String, detail_a: String, why: &str| {
+        Error::refused(format!(
+            "cannot {verb} {what_b} ({detail_b}, {}) {prep} {what_a} ({detail_a}, {}): {why}",
+            other.path.display(),
+            main.path.display()
+        ))
+    };
+    if a.kind != b.kind {
+        return Err(refuse(
+            format!("a {} profile", b.kind.name()),
+            type_of(b).to_string(),
+            format!("a {} profile", a.kind.name()),
+            type_of(a).to_string(),
+            "sample types differ",
+        ));
+    }
+    if a.kind == Kind::Cpu {
+        // pprof's --raw writes a period of 1 whatever the profile's: unknown.
+        let known = |p: &Profile| p.period != 0 && !(p.symbols.is_some() && p.period == 1);
+        if known(a) && known(b) && a.period != b.period {
+            return Err(refuse(
+                "a cpu profile".to_string(),
+                format!("sampled every {} us", b.period),
+                "a cpu profile".to_string(),
+                format!("sampled every {} us", a.period),
+                "sampling periods differ",
+            ));
+        }
+    }
+    if matches!(a.kind, Kind::Heap)
+        && (a.is_jemalloc() || b.is_jemalloc())
+        && !a.samples.is_empty()
+        && !b.samples.is_empty()
+        && heap_pairs(a) != heap_pairs(b)
+    {
+        let alloc = |p: &Profile| {
+            if p.is_jemalloc() {
+                "jemalloc"
+            } else {
+                "tcmalloc"
+            }
+        };
+        return Err(refuse(
+            format!("a {} heap profile", alloc(b)),
+            pairs_name(b).to_string(),
+            format!("a {} heap profile", alloc(a)),
+            pairs_name(a).to_string(),
+            "value pairs differ",
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,948 @@
+//! What one report asks for, rendered from a [`Session`].
+//!
+//! A [`View`] is the output mode, the value column, the granularity, the filters and the
+//! profiles (and base) it reports on. [`View::render`] aggregates the session's stacks for it
+//! and writes the report; nothing in it reads a file again or looks an address up again, so
+//! the shell and the web UI render view after view from one session.
+
+use std::borrow::Cow;
+use std::io::Write;
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+use regex::Regex;
+
+use crate::error::{Error, Result};
+use crate::graph::{self, Granularity, Stacks};
+use crate::profile::{self, Kind};
+use crate::report::{
+    Mode, callgrind, collapsed, disasm, dot, flame, graphviz, list, proto, raw, text, traces,
+};
+use crate::session::{Loaded, Session, UNKNOWN_BINARY, Value, file_name, io_err};
+use crate::symbolize::local::Local;
+use crate::units::Measure;
+
+/// The call graph options: `--nodecount`, `--nodefraction`, `--edgefraction`,
+/// `--maxdegree`, `--heapcheck`, `--scale`.
+#[derive(Debug, Clone)]
+pub struct CallGraph {
+    /// At most so many nodes (80).
+    pub nodecount: i64,
+    /// Hide nodes at or below this fraction of the total (0.005).
+    pub nodefraction: f64,
+    /// Hide edges at or below this fraction of the total (0.001).
+    pub edgefraction: f64,
+    /// At most so many edges in and out of a node (8).
+    pub maxdegree: i64,
+    /// Highlight nodes with a flat value.
+    pub heapcheck: bool,
+    /// `gv`'s scale (0).
+    pub scale: i64,
+}
+
+impl Default for CallGraph {
+    fn default() -> CallGraph {
+        CallGraph {
+            nodecount: 80,
+            nodefraction: 0.005,
+            edgefraction: 0.001,
+            maxdegree: 8,
+            heapcheck: false,
+            scale: 0,
+        }
+    }
+}
+
+/// Which profile a view subtracts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BaseChoice {
+    /// The session's `--base`, if it has one.
+    #[default]
+    Session,
+    /// None.
+    None,
+    /// This profile of the session.
+    Profile(usize),
+}
+
+/// What one report asks for.
+#[derive(Debug, Clone, Default)]
+pub struct View {
+    /// Output mode.
+    pub mode: Mode,
+    /// Report granularity.
+    pub granularity: Granularity,
+    /// `--cum`.
+    pub cum: bool,
+    /// `--stacks`.
+    pub stacks: bool,
+    /// The value column.
+    pub value: Value,
+    /// `--show_bytes`.
+    pub show_bytes: bool,
+    /// `--drop_negative`.
+    pub drop_negative: bool,
+    /// `--focus`: keep the stacks with a frame matching.
+    pub focus: Option<String>,
+    /// `--ignore`: drop the stacks with a frame matching.
+    pub ignore: Option<String>,
+    /// Go pprof's `hide`: drop the frames matching.
+    pub hide: Option<String>,
+    /// Go pprof's `show`: keep only the frames matching.
+    pub show: Option<String>,
+    /// `--show_addresses`.
+    pub show_addresses: bool,
+    /// `--no-auto-signal-frm`.
+    pub no_auto_signal_frames: bool,
+    /// jeprof's `--thread`.
+    pub thread: Option<String>,
+    /// jeprof's `--retain`.
+    pub retain: Option<String>,
+    /// jeprof's `--exclude`.
+    pub exclude: Option<String>,
+    /// `--list=<re>` (or `--disasm=<re>`): the routines to show.
+    pub routines: Option<String>,
+    /// `--pprof_quirks`: reproduce google-pprof's known mistakes.
+    pub pprof_quirks: bool,
+    /// `--tools` (or `$PPROF_TOOLS`): where `--disasm` finds objdump.
+    pub tools: Option<String>,
+    /// Call graph options.
+    pub graph: CallGraph,
+    /// `--text`: print at most so many lines (the shell's `top`).
+    pub limit: Option<usize>,
+    /// The profiles to add up (indices into [`Session::profiles`]); `None`: every profile
+    /// argument, in pprof's order.
+    pub profiles: Option<Vec<usize>>,
+    /// The profile to subtract.
+    pub base: BaseChoice,
+    /// The process ends after this report (the command-line tool): the big tables are left
+    /// for the system to reclaim rather than freed one allocation at a time.
+    pub exit_after: bool,
+}
+
+/// The stacks of some profiles for one value column, after pprof's removal of uninteresting
+/// frames (allocator, profiler, a constant second CPU frame): what every report of those
+/// profiles starts from.
+#[derive(Debug)]
+pub(crate) struct Trimmed {
+    stacks: Stacks,
+    /// The total before frames were removed (pprof's `Total:`).
+    total: f64,
+    /// What the removal said ("Removing ... from all stack traces").
+    notes: Vec<String>,
+    /// `stacks` with address ids, made when a text report first asks.
+    ids: OnceLock<graph::IdStacks>,
+}
+
+/// What a [`Trimmed`] depends on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct TrimKey {
+    profiles: Vec<usize>,
+    base: Option<usize>,
+    index: usize,
+    drop_negative: bool,
+    no_auto_signal_frames: bool,
+    retain: Option<String>,
+    exclude: Option<String>,
+}
+
+/// What a session keeps between views when [`Session::cache_views`] is set: the trimmed
+/// stacks of the last few selections of profiles and value columns, and every address
+/// translated to report nodes per granularity. A few entries of each are kept, the most
+/// recently used first.
+#[derive(Debug, Default)]
+pub struct Cache {
+    /// Per regular expression: which of the session's addresses match it.
+    matches: Vec<(String, Arc<Vec<bool>>)>,
+    trimmed: Vec<(TrimKey, Arc<Trimmed>)>,
+    translations: Vec<(Grain, Arc<Option<graph::Translation>>)>,
+}
+
+/// What a [`graph::Translation`] depends on: the granularity and `--show_addresses`.
+type Grain = (Granularity, bool);
+
+/// How many entries of each kind a [`Cache`] keeps.
+const CACHED: usize = 6;
+
+/// `key`'s entry of `list`, moved to the front; made by `make` (outside the lock, so that
+/// other views go on meanwhile) when missing.
+fn cached<K: PartialEq + Clone, V>(
+    s: &Session,
+    list: impl Fn(&mut Cache) -> &mut Vec<(K, Arc<V>)>,
+    key: &K,
+    make: impl FnOnce() -> V,
+) -> Arc<V> {
+    if let Ok(mut c) = s.cache.lock() {
+        let l = list(&mut c);
+        if let Some(i) = l.iter().position(|(k, _)| k == key) {
+            let e = l.remove(i);
+            let v = e.1.clone();
+            l.insert(0, e);
+            return v;
+        }
+    }
+    let v = Arc::new(make());
+    if let Ok(mut c) = s.cache.lock() {
+        let l = list(&mut c);
+        l.insert(0, (key.clone(), v.clone()));
+        l.truncate(CACHED);
+    }
+    v
+}
+
+/// Compiles an option's regular expression; a bad one is a usage error naming the option.
+pub fn compile(re: &Option<String>, what: &str) -> Result<Option<Regex>> {
+    match re {
+        None => Ok(None),
+        Some(s) => Regex::new(s).map(Some).map_err(|e| {
+            // regex's message spans lines (the pattern, a caret, "error: ..."): one line.
+            let msg = e.to_string();
+            let why = msg
+                .lines()
+                .rev()
+                .find_map(|l| l.strip_prefix("error: "))
+                .unwrap_or_else(|| msg.lines().next().unwrap_or_default());
+            Error::usage(format!("--{what}: bad regular expression {s:?}: {why}"))
+        }),
+    }
+}
+
+impl View {
+    /// Checks the view's regular expressions (usage errors), before any work is done.
+    pub fn check(&self) -> Result<()> {
+        for (re, what) in [
+            (&self.focus, "focus"),
+            (&self.ignore, "ignore"),
+            (&self.hide, "hide"),
+            (&self.show, "show"),
+            (&self.retain, "retain"),
+            (&self.exclude, "exclude"),
+        ] {
+            compile(re, what)?;
+        }
+        Ok(())
+    }
+
+    /// The profiles this view adds up, in the order they are added.
+    pub fn profile_indices(&self, s: &Session) -> Vec<usize> {
+        match &self.profiles {
+            Some(p) if !p.is_empty() => p.clone(),
+            _ => s.default_profiles(),
+        }
+    }
+
+    /// The profile this view subtracts.
+    pub fn base_index(&self, s: &Session) -> Option<usize> {
+        match self.base {
+            BaseChoice::Session => s.base,
+            BaseChoice::None => None,
+            BaseChoice::Profile(i) => Some(i),
+        }
+    }
+
+    /// The column index of the view's value in the session's samples.
+    pub fn value_index(&self, s: &Session) -> usize {
+        self.value.index(s.kind())
+    }
+
+    /// Renders the report: to `out`, messages to `err`. On an error nothing is written to
+    /// `out`.
+    pub fn render(&self, s: &Session, out: &mut dyn Write, err: &mut dyn Write) -> Result<()> {
+        self.check()?;
+        let profiles = self.profile_indices(s);
+        let base = self.base_index(s);
+        let base_index = base;
+        for &i in profiles.iter().chain(base.iter()) {
+            if i >= s.profiles.len() {
+                return Err(Error::usage(format!("no profile number {i}")));
+            }
+        }
+        let first = profiles[0];
+        for &i in profiles.iter().skip(1) {
+            s.check_pair(first, i, false, self.value)?;
+        }
+        if let Some(b) = base {
+            s.check_pair(first, b, true, self.value)?;
+        }
+        let mut timer = crate::session::Timer::new(s.opts.debug);
+        let inputs: Vec<&Loaded> = profiles.iter().map(|&i| &*s.profiles[i]).collect();
+        let base: Option<&Loaded> = base.map(|b| &*s.profiles[b]);
+        let main = &inputs[0].profile;
+        let kind = main.kind;
+        let index = self.value.index(kind);
+        let jeprof = s.jeprof();
+        let w = main.address_width;
+        let measure = Measure::of(kind, index, self.show_bytes);
+
+        let gopts = graph::Options {
+            granularity: self.granularity,
+            keep_templates: s.opts.keep_templates,
+            show_addresses: self.show_addresses,
+            no_auto_signal_frames: self.no_auto_signal_frames,
+            jeprof,
+            address_width: w,
+            retain: compile(&self.retain, "retain")?,
+            exclude: compile(&self.exclude, "exclude")?,
+            hide: compile(&self.hide, "hide")?,
+            show: compile(&self.show, "show")?,
+        };
+        let focus = compile(&self.focus, "focus")?;
+        let ignore = compile(&self.ignore, "ignore")?;
+        let topts = text::TextOptions {
+            cum: self.cum,
+            measure,
+            granularity: self.granularity,
+            keep_templates: s.opts.keep_templates,
+            address_width: w,
+            limit: self.limit,
+            unknown_leaf: self.pprof_quirks,
+        };
+        let ctx = Ctx {
+            session: s,
+            kind,
+            gopts: &gopts,
+            focus: focus.as_ref(),
+            ignore: ignore.as_ref(),
+            topts: &topts,
+            view: self,
+        };
+        // The stacks of the profiles, less the base: what --raw, --list and --disasm read.
+        let merged = || {
+            let mut merged = Stacks::default();
+            for i in &inputs {
+                for smp in &i.profile.samples {
+                    merged.add_ref(&smp.stack, smp.values.get(index).copied().unwrap_or(0.0));
+                }
+            }
+            if let Some(b) = base {
+                merged = merged.subtract(&stacks_of(&b.profile.samples, index), self.drop_negative);
+            }
+            merged
+        };
+
+        let mut buf: Vec<u8> = Vec::new();
+        let mut notes = Vec::new();
+        if self.mode == Mode::Raw {
+            write_raw(
+                &mut buf,
+                &RawJob {
+                    ctx: &ctx,
+                    program: &s.program_name,
+                    addrs: &s.addrs,
+                    inputs: &inputs,
+                    base,
+                    merged: merged(),
+                },
+                &mut notes,
+            )?;
+            timer.stage(err, "aggregate and render");
+            return finish(&buf, &notes, &[], out, err);
+        }
+        if matches!(self.mode, Mode::List | Mode::Disasm) {
+            let disasm = self.mode == Mode::Disasm;
+            let st = ctx.filtered(Cow::Owned(ctx.trim(merged(), &mut notes)), &mut notes);
+            let values = list::AddressValues::of(st.map.iter().map(|(k, v)| (k.as_slice(), *v)));
+            let what = if disasm { "disasm" } else { "list" };
+            let Some(re) = compile(&self.routines, what)? else {
+                return Err(Error::usage(format!("--{what} needs a regular expression")));
+            };
+            // The warnings about the files were printed when they were symbolized.
+            let mut warnings = Vec::new();
+            let routines = match s.program_file() {
+                Some(p) => Local::new(p, &main.mappings, &s.sym_opts).listed_routines(
+                    &s.addrs,
+                    &re,
+                    &|a| values.cum.contains_key(&a),
+                    !disasm,
+                    &mut warnings,
+                ),
+                None => Vec::new(),
+            };
+            let mut msgs: Vec<u8> = Vec::new();
+            if disasm {
+                let objdump = disasm::objdump_path(self.tools.as_deref())?;
+                disasm::write(&mut buf, &objdump, &routines, &values, measure)?;
+            } else {
+                list::write(&mut buf, &mut msgs, &routines, &values, measure).map_err(io_err)?;
+            }
+            timer.stage(err, what);
+            return finish(&buf, &notes, &msgs, out, err);
+        }
+        if self.mode == Mode::Proto {
+            let records = inputs
+                .iter()
+                .map(|i| (*i, false))
+                .chain(base.map(|b| (b, true)))
+                .flat_map(|(i, is_base)| i.profile.samples.iter().map(move |s| (s, is_base)));
+            // The frames pprof would not show (allocator, signal handler) are left out, as
+            // from every report.
+            let mut all = Stacks::default();
+            for (smp, _) in records.clone() {
+                all.add_ref(&smp.stack, 1.0);
+            }
+            let (_, trim) = graph::uninteresting(all, &s.symbols, kind, &gopts, &mut notes);
+            let job = proto::ProtoJob {
+                kind,
+                sample_types: &main.sample_types,
+                selected: index,
+                period: main.period,
+                samples: records
+                    .map(|(smp, base)| proto::Record {
+                        stack: trim.apply(&smp.stack),
+                        values: &smp.values,
+                        base,
+                    })
+                    .collect(),
+                mappings: &main.mappings,
+                symbols: &s.symbols,
+            };
+            proto::write(&mut buf, &job).map_err(io_err)?;
+            timer.stage(err, "write profile.proto");
+            return finish(&buf, &notes, &[], out, err);
+        }
+        let labels = Labels {
+            program: &s.program_name,
+            profile: &inputs[0].path,
+            base: base.map(|b| b.path.as_path()),
+            period: main.period,
+        };
+        if jeprof && self.thread.is_some() {
+            let want = self.thread.as_deref().unwrap_or("*");
+            if main.threads.is_empty() {
+                writeln!(
+                    err,
+                    "Warning: {}: no per-thread data for --thread",
+                    inputs[0].path.display()
+                )
+                .map_err(io_err)?;
+            }
+            for (t, samples) in &main.threads {
+                if want == "*" || want.parse::<u64>().ok() == Some(*t) {
+                    let st = stacks_of(samples, index);
+                    let total = st.total();
+                    let trimmed = Trimmed {
+                        stacks: ctx.trim(st, &mut notes),
+                        total,
+                        notes: Vec::new(),
+                        ids: OnceLock::new(),
+                    };
+                    let r = ctx.report(
+                        &mut buf,
+                        Start::of(&trimmed, None),
+                        Some(&t.to_string()),
+                        &[],
+                        &labels,
+                        &mut notes,
+                        err,
+                    );
+                    flush_on_error(r, &notes, err)?;
+                }
+            }
+        } else {
+            // The leak listing of --stacks covers every record read, base included.
+            let leaks: Vec<text::LeakRecord<'_>> = if self.stacks && !jeprof {
+                inputs
+                    .iter()
+                    .copied()
+                    .chain(base)
+                    .filter(|i| matches!(i.profile.kind, Kind::Heap | Kind::Growth))
+                    .flat_map(|i| i.profile.samples.iter())
+                    .map(|smp| text::LeakRecord {
+                        objects: smp.values[0],
+                        bytes: smp.values[1],
+                        stack: &smp.stack,
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            // A differential flame graph draws the base beside the profile instead of
+            // subtracting it.
+            let flame = self.mode == Mode::Flame;
+            let key = |profiles: Vec<usize>, base: Option<usize>| TrimKey {
+                profiles,
+                base,
+                index,
+                drop_negative: self.drop_negative,
+                no_auto_signal_frames: self.no_auto_signal_frames,
+                retain: self.retain.clone(),
+                exclude: self.exclude.clone(),
+            };
+            let main = ctx.trimmed(
+                key(profiles.clone(), if flame { None } else { base_index }),
+                &mut notes,
+            );
+            let flame_base = base_index
+                .filter(|_| flame)
+                .map(|b| ctx.trimmed(key(vec![b], None), &mut Vec::new()));
+            let start = Start::of(&main, flame_base.as_deref());
+            let r = ctx.report(&mut buf, start, None, &leaks, &labels, &mut notes, err);
+            flush_on_error(r, &notes, err)?;
+        }
+        timer.stage(err, "aggregate and render");
+        finish(&buf, &notes, &[], out, err)
+    }
+}
+
+/// Prints the notes and messages to `err`, then the report to `out`.
+fn finish(
+    buf: &[u8],
+    notes: &[String],
+    msgs: &[u8],
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<()> {
+    for n in notes {
+        writeln!(err, "{n}").map_err(io_err)?;
+    }
+    err.write_all(msgs).map_err(io_err)?;
+    out.write_all(buf).map_err(io_err)?;
+    out.flush().map_err(io_err)
+}
+
+struct Ctx<'a> {
+    session: &'a Session,
+    kind: Kind,
+    gopts: &'a graph::Options,
+    focus: Option<&'a Regex>,
+    ignore: Option<&'a Regex>,
+    topts: &'a text::TextOptions,
+    view: &'a View,
+}
+
+/// The stacks a report starts from.
+struct Start<'a> {
+    /// The total before frames were removed (pprof's `Total:`).
+    total: f64,
+    /// The stacks, trimmed.
+    stacks: &'a Stacks,
+    /// Where the id form of `stacks` is kept.
+    ids: &'a OnceLock<graph::IdStacks>,
+    /// `--flame --base`: the base's trimmed stacks, drawn beside the profile rather than
+    /// subtracted.
+    flame_base: Option<&'a Stacks>,
+}
+
+impl<'a> Start<'a> {
+    fn of(t: &'a Trimmed, flame_base: Option<&'a Trimmed>) -> Start<'a> {
+        Start {
+            total: t.total,
+            stacks: &t.stacks,
+            ids: &t.ids,
+            flame_base: flame_base.map(|b| &b.stacks),
+        }
+    }
+}
+
+impl Ctx<'_> {
+    /// pprof's per-profile part of `Main` (jeprof's `FilterAndPrint`): frame removal,
+    /// `--focus`, `--ignore`, then the report of the chosen mode.
+    #[allow(clippy::too_many_arguments)]
+    fn report(
+        &self,
+        out: &mut Vec<u8>,
+        start: Start<'_>,
+        thread: Option<&str>,
+        leaks: &[text::LeakRecord<'_>],
+        labels: &Labels<'_>,
+        notes: &mut Vec<String>,
+        err: &mut dyn Write,
+    ) -> Result<()> {
+        let symbols = &self.session.symbols;
+        let topts = self.topts;
+        let total = start.total;
+        let fast = self.view.mode == Mode::Text
+            && !self.view.stacks
+            && self.gopts.show.is_none()
+            && self.gopts.hide.is_none();
+        let translation = if fast {
+            self.translation()
+        } else {
+            Arc::new(None)
+        };
+        if let Some(t) = translation.as_ref() {
+            // The text table walks the stacks by address id, each address translated to
+            // its nodes once per granularity.
+            let mut ids = Cow::Borrowed(
+                start
+                    .ids
+                    .get_or_init(|| graph::IdStacks::of(start.stacks, self.session.address_ids())),
+            );
+            if let Some(re) = self.focus {
+                ids = Cow::Owned(ids.filter(&self.matches(re), true));
+            }
+            if let Some(re) = self.ignore {
+                ids = Cow::Owned(ids.filter(&self.matches(re), false));
+            }
+            let reduced = ids.reduce(t);
+            text::write_total(out, total, topts.measure, thread).map_err(io_err)?;
+            text::write_table(out, &reduced, symbols, topts).map_err(io_err)?;
+            if self.view.exit_after {
+                std::mem::forget(reduced);
+                std::mem::forget(ids);
+            }
+            return Ok(());
+        }
+        let st = self.filtered(Cow::Borrowed(start.stacks), notes);
+        let flame_base = start.flame_base;
+        let w = self.gopts.address_width;
+        match self.view.mode {
+            Mode::Collapsed => {
+                collapsed::write(out, &st, symbols, w).map_err(io_err)?;
+            }
+            Mode::Flame => {
+                let base = flame_base.map(|b| self.filtered(Cow::Borrowed(b), &mut Vec::new()));
+                let fo = self.flame_options(labels);
+                match flame::write(out, &st, base.as_deref(), symbols, w, &fo) {
+                    Ok(()) => {}
+                    Err(flame::FlameError::Empty) => {
+                        return Err(Error::refused(
+                            "no stacks to draw: every value is below one",
+                        ));
+                    }
+                    Err(flame::FlameError::Io(e)) => return Err(io_err(e)),
+                }
+            }
+            Mode::Callgrind => {
+                let calls = callgrind::extract_calls(&st, symbols, self.gopts.jeprof);
+                callgrind::write(out, &calls).map_err(io_err)?;
+            }
+            Mode::Traces => {
+                let paths = graph::translate_stacks(&st, symbols, self.gopts);
+                traces::write(out, &paths, &self.traces_options(labels)).map_err(io_err)?;
+            }
+            Mode::Dot
+            | Mode::Svg
+            | Mode::Pdf
+            | Mode::Ps
+            | Mode::Gif
+            | Mode::Web
+            | Mode::Gv
+            | Mode::Evince => {
+                let reduced = graph::reduce(&st, symbols, self.gopts);
+                let paths = graph::translate_stacks(&st, symbols, self.gopts);
+                let g = &self.view.graph;
+                let mode = self.view.mode;
+                let dopts = dot::DotOptions {
+                    nodecount: g.nodecount,
+                    nodefraction: g.nodefraction,
+                    edgefraction: g.edgefraction,
+                    maxdegree: g.maxdegree,
+                    heapcheck: g.heapcheck,
+                    measure: topts.measure,
+                    program: labels.program.to_string(),
+                    page_size: mode == Mode::Pdf,
+                    min_width_one: matches!(mode, Mode::Svg | Mode::Web),
+                };
+                let mut text: Vec<u8> = Vec::new();
+                if !dot::write(&mut text, &reduced, &paths, total, &dopts, notes).map_err(io_err)? {
+                    // pprof: "No nodes to print", exit status 1.
+                    return Err(Error::refused("no nodes to print"));
+                }
+                match mode {
+                    Mode::Dot => out.extend_from_slice(&text),
+                    Mode::Svg => out.extend(graphviz::render(&text, graphviz::Format::Svg)?),
+                    Mode::Pdf => out.extend(graphviz::render(&text, graphviz::Format::Pdf)?),
+                    Mode::Ps => out.extend(graphviz::render(&text, graphviz::Format::Ps)?),
+                    Mode::Gif => out.extend(graphviz::render(&text, graphviz::Format::Gif)?),
+                    Mode::Web => {
+                        let svg = graphviz::render(&text, graphviz::Format::Svg)?;
+                        graphviz::web(&svg, err)?;
+                    }
+                    Mode::Gv => graphviz::gv(&text, g.scale, err)?,
+                    _ => graphviz::evince(&text, err)?,
+                }
+            }
+            _ => {
+                let reduced = graph::reduce(&st, symbols, self.gopts);
+                text::write_total(out, total, topts.measure, thread).map_err(io_err)?;
+                if self.view.stacks && !self.gopts.jeprof {
+                    text::write_stacks(out, &st, symbols, topts).map_err(io_err)?;
+                    text::write_leaks(out, leaks, symbols, topts).map_err(io_err)?;
+                }
+                text::write_table(out, &reduced, symbols, topts).map_err(io_err)?;
+                if self.view.exit_after {
+                    std::mem::forget(reduced);
+                }
+            }
+        }
+        if self.view.exit_after {
+            std::mem::forget(st);
+        }
+        Ok(())
+    }
+
+    /// pprof's `RemoveUninterestingFrames`.
+    fn trim(&self, stacks: Stacks, notes: &mut Vec<String>) -> Stacks {
+        graph::remove_uninteresting(stacks, &self.session.symbols, self.kind, self.gopts, notes)
+    }
+
+    /// The stacks of `key`'s profiles less its base, trimmed ([`Ctx::trim`]); kept in the
+    /// session's cache when it keeps one. Their notes are added to `notes`.
+    fn trimmed(&self, key: TrimKey, notes: &mut Vec<String>) -> Arc<Trimmed> {
+        let s = self.session;
+        let make = || {
+            let mut merged = Stacks::default();
+            for &i in &key.profiles {
+                for smp in &s.profiles[i].profile.samples {
+                    merged.add_ref(
+                        &smp.stack,
+                        smp.values.get(key.index).copied().unwrap_or(0.0),
+                    );
+                }
+            }
+            if let Some(b) = key.base {
+                let b = stacks_of(&s.profiles[b].profile.samples, key.index);
+                merged = merged.subtract(&b, key.drop_negative);
+            }
+            let total = merged.total();
+            let mut notes = Vec::new();
+            let stacks = self.trim(merged, &mut notes);
+            Trimmed {
+                stacks,
+                total,
+                notes,
+                ids: OnceLock::new(),
+            }
+        };
+        let t = if s.cache_views {
+            cached(s, |c| &mut c.trimmed, &key, make)
+        } else {
+            Arc::new(make())
+        };
+        notes.extend(t.notes.iter().cloned());
+        t
+    }
+
+    /// pprof's `FocusProfile` and `IgnoreProfile`, then Go pprof's `show` and `hide`.
+    fn filtered<'s>(&self, stacks: Cow<'s, Stacks>, _notes: &mut Vec<String>) -> Cow<'s, Stacks> {
+        let symbols = &self.session.symbols;
+        let mut st = stacks;
+        if let Some(re) = self.focus {
+            st = Cow::Owned(graph::filter(st, symbols, re, true, self.gopts));
+        }
+        if let Some(re) = self.ignore {
+            st = Cow::Owned(graph::filter(st, symbols, re, false, self.gopts));
+        }
+        graph::hide_show(st, symbols, self.gopts)
+    }
+
+    /// The session's addresses translated to report nodes at the view's granularity (kept
+    /// when the session keeps a cache); `None` where nodes depend on the order stacks are
+    /// met in (see [`graph::translation`]).
+    fn translation(&self) -> Arc<Option<graph::Translation>> {
+        let s = self.session;
+        let make = || graph::translation(&s.addrs, &s.symbols, self.gopts);
+        if s.cache_views {
+            let key = (self.gopts.granularity, self.gopts.show_addresses);
+            cached(s, |c| &mut c.translations, &key, make)
+        } else {
+            Arc::new(make())
+        }
+    }
+
+    /// Which of the session's addresses match `re` (kept when the session keeps a cache).
+    fn matches(&self, re: &Regex) -> Arc<Vec<bool>> {
+        let s = self.session;
+        let make = || graph::matches(&s.addrs, &s.symbols, re, self.gopts);
+        if s.cache_views {
+            cached(s, |c| &mut c.matches, &re.as_str().to_string(), make)
+        } else {
+            Arc::new(make())
+        }
+    }
+
+    /// The title and labels of `--flame`.
+    fn flame_options(&self, labels: &Labels<'_>) -> flame::FlameOptions {
+        let program = file_name(Path::new(labels.program));
+        let (what, count_name) = match (self.kind, self.topts.measure) {
+            (Kind::Cpu, _) => ("CPU", "samples"),
+            (Kind::Contention, Measure::Samples) => ("lock contentions", "contentions"),
+            (Kind::Contention, _) => ("lock contention delay", "ns"),
+            (Kind::Thread, _) => ("threads", "threads"),
+            (Kind::Growth, Measure::Objects) => ("heap growth", "objects"),
+            (Kind::Growth, _) => ("heap growth", "bytes"),
+            (Kind::Heap, m) => {
+                use crate::session::HeapValue;
+                let alloc = matches!(
+                    self.view.value.heap,
+                    HeapValue::AllocSpace | HeapValue::AllocObjects
+                );
+                match (alloc, m) {
+                    (false, Measure::Objects) => ("in-use objects", "objects"),
+                    (false, _) => ("in-use memory", "bytes"),
+                    (true, Measure::Objects) => ("allocated objects", "objects"),
+                    (true, _) => ("allocated memory", "bytes"),
+                }
+            }
+        };
+        let mut subtitle = format!("{what}, in {count_name}");
+        if let Some(b) = labels.base {
+            subtitle.push_str(&format!(
+                "; differential against {}: red grew, blue shrank",
+                file_name(b)
+            ));
+        }
+        flame::FlameOptions {
+            title: format!("{program}: {}", file_name(labels.profile)),
+            subtitle,
+            count_name: count_name.to_string(),
+            memory: matches!(self.kind, Kind::Heap | Kind::Growth),
+        }
+    }
+
+    /// Go pprof's names and units for `--traces`.
+    fn traces_options(&self, labels: &Labels<'_>) -> traces::TracesOptions {
+        let index = self.view.value.index(self.kind);
+        let heap_names = [
+            "inuse_objects",
+            "inuse_space",
+            "alloc_objects",
+            "alloc_space",
+        ];
+        let (type_name, unit, scale) = match self.kind {
+            Kind::Heap => (
+                heap_names[index.min(3)],
+                if index % 2 == 1 {
+                    traces::GoUnit::Bytes
+                } else {
+                    traces::GoUnit::Count
+                },
+                1.0,
+            ),
+            Kind::Growth => (
+                if index % 2 == 1 { "space" } else { "objects" },
+                if index % 2 == 1 {
+                    traces::GoUnit::Bytes
+                } else {
+                    traces::GoUnit::Count
+                },
+                1.0,
+            ),
+            Kind::Cpu => (
+                "cpu",
+                traces::GoUnit::Nanoseconds,
+                labels.period.max(1) as f64 * 1000.0,
+            ),
+            Kind::Contention => match self.topts.measure {
+                Measure::Samples => ("contentions", traces::GoUnit::Count, 1.0),
+                _ if index == 2 => ("mean_delay", traces::GoUnit::Nanoseconds, 1.0),
+                _ => ("delay", traces::GoUnit::Nanoseconds, 1.0),
+            },
+            Kind::Thread => ("thread", traces::GoUnit::Count, 1.0),
+        };
+        let file = Path::new(labels.program)
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .filter(|f| labels.program != UNKNOWN_BINARY && !f.is_empty());
+        traces::TracesOptions {
+            file,
+            type_name: type_name.to_string(),
+            unit,
+            scale,
+        }
+    }
+}
+
+/// What the reports say about the run as a whole.
+struct Labels<'a> {
+    /// The program, as pprof names it (`binary=` of a symbolized profile, or `(unknown)`).
+    program: &'a str,
+    /// The (first) profile.
+    profile: &'a Path,
+    /// The base profile.
+    base: Option<&'a Path>,
+    /// The main profile's sampling period.
+    period: u64,
+}
+
+/// On an error, the messages gathered so far are printed first.
+fn flush_on_error(r: Result<()>, notes: &[String], err: &mut dyn Write) -> Result<()> {
+    if r.is_err() {
+        for n in notes {
+            let _ = writeln!(err, "{n}");
+        }
+    }
+    r
+}
+
+/// Everything `--raw` writes from.
+struct RawJob<'a> {
+    ctx: &'a Ctx<'a>,
+    program: &'a str,
+    addrs: &'a [u64],
+    inputs: &'a [&'a Loaded],
+    base: Option<&'a Loaded>,
+    merged: Stacks,
+}
+
+/// `--raw`: the symbol section, then the profile (see [`raw`]).
+fn write_raw(out: &mut Vec<u8>, job: &RawJob<'_>, notes: &mut Vec<String>) -> Result<()> {
+    let ctx = job.ctx;
+    let symbols = &ctx.session.symbols;
+    let main = &job.inputs[0].profile;
+    let w = ctx.gopts.address_width;
+    raw::write_symbols(out, job.program, job.addrs, symbols, w).map_err(io_err)?;
+    if main.kind == Kind::Cpu {
+        let st = ctx.trim(job.merged.clone(), notes);
+        let st = ctx.filtered(Cow::Owned(st), notes);
+        return raw::write_cpu(out, &st, main.period, w).map_err(io_err);
+    }
+    // Every record read, the base's negated, kept when its stack passes --focus/--ignore.
+    let mut records: Vec<raw::Record<'_>> = Vec::new();
+    let mut threads: Vec<(u64, raw::Record<'_>)> = Vec::new();
+    for (i, sign) in job
+        .inputs
+        .iter()
+        .map(|i| (*i, 1.0))
+        .chain(job.base.map(|b| (b, -1.0)))
+    {
+        records.extend(i.profile.samples.iter().map(|s| (s, sign)));
+        for (t, samples) in &i.profile.threads {
+            threads.extend(samples.iter().map(|s| (*t, (s, sign))));
+        }
+    }
+    if ctx.focus.is_some() || ctx.ignore.is_some() {
+        let mut all = Stacks::default();
+        for (s, _) in records.iter().chain(threads.iter().map(|t| &t.1)) {
+            all.add_ref(&s.stack, 0.0);
+        }
+        if let Some(re) = ctx.focus {
+            all = graph::filter(Cow::Owned(all), symbols, re, true, ctx.gopts);
+        }
+        if let Some(re) = ctx.ignore {
+            all = graph::filter(Cow::Owned(all), symbols, re, false, ctx.gopts);
+        }
+        records.retain(|(s, _)| all.map.contains_key(&s.stack));
+        threads.retain(|(_, (s, _))| all.map.contains_key(&s.stack));
+    }
+    // Values un-scaled back to the header's sampling, unless some profile was sampled
+    // otherwise.
+    let same_sampling = job
+        .inputs
+        .iter()
+        .copied()
+        .chain(job.base)
+        .all(|i| i.profile.sampling == main.sampling);
+    let how = if same_sampling {
+        raw::HeapValues::Unscaled(main.sampling)
+    } else {
+        raw::HeapValues::Scaled
+    };
+    let r = match (main.kind, main.is_jemalloc()) {
+        (Kind::Heap, true) => raw::write_jemalloc(out, &main.header, how, &records, &threads, w),
+        (Kind::Heap | Kind::Growth, _) => raw::write_heap(out, &main.header, how, &records, w),
+        (Kind::Contention, _) => raw::write_contention(out, &records, w),
+        _ => raw::write_threads(out, &records, w),
+    };
+    r.map_err(io_err)
+}
+
+/// The stacks of `samples`, the value at `index` of each.
+pub fn stacks_of(samples: &[profile::Sample], index: usize) -> Stacks {
+    let mut s = Stacks::default();
+    for x in samples {
+        s.add_ref(&x.stack, x.values.get(index).copied().unwrap_or(0.0));
+    }
+    s
+}
