@@ -1,15 +1,38 @@
-//! Demangling as binutils does it for `nm --demangle` and `addr2line -C`, and pprof's short
-//! names.
+//! Itanium C++ and Rust symbol demangling with the output of binutils 2.40: what
+//! `nm --demangle`, `addr2line -C` and `c++filt` print.
 //!
-//! A name is demangled as Rust (legacy `_ZN...17h<hash>E` or v0 `_R...`, see
-//! `rust_mangling.rs`) when it is one, otherwise as C++ (Itanium ABI, see `itanium.rs`), with
-//! the output of GNU libiberty as binutils 2.40 uses it; a leading run of `.`/`$` and an
-//! `@version` suffix are set aside first and put back after, as binutils' `bfd_demangle` does.
-//! Names that do not demangle are kept as they are.
+//! A name is demangled as Rust (legacy `_ZN...17h<hash>E` or v0 `_R...`) when it is one,
+//! otherwise as C++ (Itanium ABI), with the output of GNU libiberty (20230104, as binutils
+//! 2.40 uses it, `DMGL_PARAMS | DMGL_ANSI`); a leading run of `.`/`$` and an `@version`
+//! suffix are set aside first and put back after, as binutils' `bfd_demangle` does. Names
+//! that do not demangle are kept as they are.
+//!
+//! ```
+//! use rpprof_demangle::{demangle, demangle_core, nm_name};
+//!
+//! assert_eq!(demangle("_ZNKSt6vectorIiSaIiEE4sizeEv"), "std::vector<int, std::allocator<int> >::size() const");
+//! assert_eq!(demangle("_ZN8rustheap4main17h0123456789abcdefE"), "rustheap::main");
+//! assert_eq!(demangle("_RNvCs1234_7mycrate3foo"), "mycrate::foo");
+//! // A version suffix and leading dots are kept, as nm prints them.
+//! assert_eq!(demangle("_Z3fooi@@LIB_1.0"), "foo(int)@@LIB_1.0");
+//! // What is not a mangled name comes back as it is; `demangle_core` says `None`.
+//! assert_eq!(demangle("main"), "main");
+//! assert_eq!(demangle_core("main"), None);
+//! // Names straight from a symbol table, UTF-8 or not.
+//! assert_eq!(nm_name(b"_Z1fv"), "f()");
+//! ```
+//!
+//! This is an independent implementation written from the behaviour libiberty documents and
+//! shows (no code of libiberty is used). It never panics on any input, and bounds its
+//! recursion, work and output as libiberty bounds its recursion: names longer than 1024 bytes
+//! or nested deeper than libiberty prints are not demangled, so the caller keeps the mangled
+//! name, as binutils does.
+#![deny(missing_docs)]
+#![deny(clippy::unwrap_used)]
+#![cfg_attr(test, allow(clippy::unwrap_used))]
+#![forbid(unsafe_code)]
 
-#[path = "itanium.rs"]
 mod itanium;
-#[path = "rust_mangling.rs"]
 mod rust_mangling;
 
 /// Demangles a symbol name the way `nm --demangle` prints it (without the version suffix nm
@@ -19,28 +42,6 @@ pub fn nm_name(raw: &[u8]) -> String {
     match std::str::from_utf8(raw) {
         Ok(s) => demangle(s),
         Err(_) => String::from_utf8_lossy(&demangle_bytes(raw)).into_owned(),
-    }
-}
-
-/// Demangled names by mangled name, shared by the threads that name one file's addresses
-/// (addr2line's answers and nm's routines name mostly the same functions).
-#[derive(Debug, Default)]
-pub struct Memo(std::sync::Mutex<rustc_hash::FxHashMap<std::sync::Arc<str>, std::sync::Arc<str>>>);
-
-impl Memo {
-    /// [`demangle`]`(name)`, computed once per name.
-    pub fn demangle(&self, name: &str) -> std::sync::Arc<str> {
-        if let Ok(m) = self.0.lock()
-            && let Some(d) = m.get(name)
-        {
-            return d.clone();
-        }
-        // Demangled outside the lock: the other thread may want a different name meanwhile.
-        let d: std::sync::Arc<str> = demangle(name).into();
-        if let Ok(mut m) = self.0.lock() {
-            m.insert(name.into(), d.clone());
-        }
-        d
     }
 }
 
@@ -58,8 +59,14 @@ pub fn demangle(name: &str) -> String {
     }
 }
 
-/// [`demangle`] on bytes.
-fn demangle_bytes(name: &[u8]) -> Vec<u8> {
+/// [`demangle`] on bytes, for names that need not be UTF-8 (identifiers' lengths count
+/// bytes): the leading `.`/`$` and the `@version` suffix come back as they were around the
+/// demangled name, and a name that does not demangle comes back unchanged.
+///
+/// ```
+/// assert_eq!(rpprof_demangle::demangle_bytes(b"._Z1fv@\xff"), b".f()@\xff");
+/// ```
+pub fn demangle_bytes(name: &[u8]) -> Vec<u8> {
     let start = name
         .iter()
         .position(|&c| c != b'.' && c != b'$')
