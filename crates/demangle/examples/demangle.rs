@@ -4,6 +4,11 @@
 //! `scripts/demangle-harvest.py` writes them): prints how many this crate demangles identically
 //! and the first differences (`--max N` of them, 20 by default), and the time taken.
 //! With `--raw`, prints the bare demangler's answer for each line, `<<NONE>>` where it fails.
+//!
+//!     cargo run --release -p rpprof-demangle --example demangle [--raw | --check [--max N]]
+//!
+//! `scripts/demangle-diff.sh` (in the repository's root) runs it on names harvested from ELF
+//! files.
 use std::io::{BufRead, Write};
 
 fn main() {

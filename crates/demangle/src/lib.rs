@@ -28,7 +28,14 @@
 //! or nested deeper than libiberty prints are not demangled, so the caller keeps the mangled
 //! name, as binutils does.
 #![deny(missing_docs)]
-#![deny(clippy::unwrap_used)]
+// Every input is untrusted (names come from the symbol tables and DWARF of arbitrary files):
+// nothing here may panic on it.
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 #![forbid(unsafe_code)]
 
