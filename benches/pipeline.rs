@@ -1,9 +1,10 @@
 //! Criterion benchmarks: each reader's throughput (MB/s) on large generated profiles, the
 //! symbolizer on the project's test programs (and on the shared corpus's large program when
-//! it is there), the demangler, and a whole `--text` run.
+//! it is there), and a whole `--text` run. The demangler's benchmark is the rpprof-demangle
+//! crate's (`crates/demangle/benches/demangle.rs`).
 //!
-//!     cargo bench                      # all
-//!     cargo bench -- readers           # one group
+//!     cargo bench                      # all, the demangler's too
+//!     cargo bench -p rpprof -- readers # one group
 //!
 //! The comparison with google-pprof, Go pprof and the addr2line crate's tool is
 //! `scripts/compare-speed.sh` (README, "Speed").
@@ -221,30 +222,6 @@ fn symbolize(c: &mut Criterion) {
     }
 }
 
-fn demangle(c: &mut Criterion) {
-    let text = std::fs::read_to_string(testdata("demangle").join("pairs.txt")).unwrap_or_default();
-    let names: Vec<&str> = text
-        .lines()
-        .filter_map(|l| l.split('\t').next())
-        .filter(|n| n.starts_with("_Z") || n.starts_with("_R"))
-        .collect();
-    if names.is_empty() {
-        eprintln!("skipping demangle: testdata/demangle/pairs.txt is absent");
-        return;
-    }
-    let mut g = c.benchmark_group("demangle");
-    g.throughput(Throughput::Elements(names.len() as u64));
-    g.bench_function("binutils pairs", |b| {
-        b.iter(|| {
-            names
-                .iter()
-                .map(|n| rpprof::symbolize::demangle::demangle(black_box(n)).len())
-                .sum::<usize>()
-        })
-    });
-    g.finish();
-}
-
 fn text_report(c: &mut Criterion) {
     let dir = testdata("t-heap");
     let opts = rpprof::cli::Args::default()
@@ -274,5 +251,5 @@ fn text_report(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, readers, symbolize, demangle, text_report);
+criterion_group!(benches, readers, symbolize, text_report);
 criterion_main!(benches);

@@ -56,9 +56,10 @@ seed elf_symbolize "$td"/t-stripped/tstrip "$td"/t-stripped/tstrip.debug \
     "$td"/t-cpu/libtwork.so "$td"/t-cpu/libtplugin.so "$td"/t-cpu/tcpu-pie "$td"/t-cpu/tcpu-nopie \
     "$td"/t-jemalloc/tje
 
-# Names: every mangled name of the demangling tables, one file each (the first 2000 of each).
+# Names: every mangled name of the demangler crate's tables, one file each (the first 2000
+# of each).
 for tbl in pairs libiberty; do
-    grep -v '^#' "$td/demangle/$tbl.txt" | cut -f1 | head -n 2000 | awk -v d="$c/demangle" -v t="$tbl" \
+    grep -v '^#' "$here/../crates/demangle/testdata/$tbl.txt" | cut -f1 | head -n 2000 | awk -v d="$c/demangle" -v t="$tbl" \
         '{ f = sprintf("%s/%s-%05d", d, t, NR); printf "%s", $0 > f; close(f) }'
 done
 for t in "$c"/*; do

@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
-# Compares rpprof's demangler with binutils' on real ELF files.
+# Compares rpprof's demangler (the rpprof-demangle crate, crates/demangle) with binutils' on
+# real ELF files.
 #
 #   scripts/demangle-diff.sh [--max N] [FILE...]
 #
 # Harvests (mangled, demangled) pairs with nm (scripts/demangle-harvest.py) from the
 # given files, or, without files, from the default sources of each group below, and
 # reports per group and per kind of name (C++, Rust legacy, Rust v0) how many rpprof
-# demangles exactly as binutils does, with the first differences and the time taken.
+# demangles exactly as binutils does, with the first differences and the time taken
+# (through crates/demangle/examples/demangle.rs).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
 max=10
 if [[ "${1:-}" == "--max" ]]; then max="$2"; shift 2; fi
 
-cargo build --quiet --release --example demangle --manifest-path "$root/Cargo.toml"
+cargo build --quiet --release -p rpprof-demangle --example demangle --manifest-path "$root/Cargo.toml"
 bin="$root/target/release/examples/demangle"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT

@@ -9,6 +9,8 @@ kind of failure.  Then adds a random sample of the rest up to the wanted count. 
 is sorted and de-duplicated, and stays under a size budget.
 
 Usage: demangle-select.py [--count N] [--max-bytes B] [--seed S] PAIRS.tsv... > out.tsv
+
+(The demangler crate's test vectors, crates/demangle/testdata/pairs.txt, were chosen so.)
 """
 import argparse
 import random

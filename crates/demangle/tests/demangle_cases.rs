@@ -1,7 +1,7 @@
 //! Tricky names, each with the answer of libiberty (binutils 2.40's demangler), or `None`
 //! where it leaves the name mangled.
 
-use rpprof::symbolize::demangle::{demangle, demangle_core};
+use rpprof_demangle::{demangle, demangle_core};
 
 const CASES: &[(&str, Option<&str>)] = &[
     (

@@ -1,11 +1,11 @@
-//! rpprof's demangler against binutils' answers: `testdata/demangle/pairs.txt` holds names
-//! harvested from real files with `nm --demangle` (see `scripts/demangle-harvest.py`), and
-//! `testdata/demangle/libiberty.txt` mutated names with libiberty's answers.
+//! The demangler against binutils' answers: `testdata/pairs.txt` holds names harvested from
+//! real files with `nm --demangle` (see the repository's `scripts/demangle-harvest.py`), and
+//! `testdata/libiberty.txt` mutated names with libiberty's answers.
 
-use rpprof::symbolize::demangle::{demangle, demangle_core};
+use rpprof_demangle::{demangle, demangle_core};
 
 fn vectors(file: &str) -> Vec<(String, String)> {
-    let path = format!("{}/testdata/demangle/{file}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{}/testdata/{file}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     text.lines()
         .filter(|l| !l.starts_with('#') && !l.is_empty())

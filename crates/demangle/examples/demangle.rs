@@ -1,9 +1,14 @@
-//! Development aid: demangles each line of standard input as rpprof does (binutils style).
+//! Development aid: demangles each line of standard input as binutils does (`nm --demangle`).
 //!
 //! With `--check`, standard input holds `mangled<TAB>expected` lines (as
-//! `scripts/demangle-harvest.py` writes them): prints how many rpprof demangles identically
+//! `scripts/demangle-harvest.py` writes them): prints how many this crate demangles identically
 //! and the first differences (`--max N` of them, 20 by default), and the time taken.
 //! With `--raw`, prints the bare demangler's answer for each line, `<<NONE>>` where it fails.
+//!
+//!     cargo run --release -p rpprof-demangle --example demangle [--raw | --check [--max N]]
+//!
+//! `scripts/demangle-diff.sh` (in the repository's root) runs it on names harvested from ELF
+//! files.
 use std::io::{BufRead, Write};
 
 fn main() {
@@ -13,14 +18,14 @@ fn main() {
     if args.iter().any(|a| a == "--raw") {
         // The bare demangler (no prefix/version handling), `<<NONE>>` where it fails.
         for line in stdin.lock().lines().map_while(Result::ok) {
-            let d = rpprof::symbolize::demangle::demangle_core(&line);
+            let d = rpprof_demangle::demangle_core(&line);
             let _ = writeln!(out, "{}", d.as_deref().unwrap_or("<<NONE>>"));
         }
         return;
     }
     if !args.iter().any(|a| a == "--check") {
         for line in stdin.lock().lines().map_while(Result::ok) {
-            let _ = writeln!(out, "{}", rpprof::symbolize::demangle::demangle(&line));
+            let _ = writeln!(out, "{}", rpprof_demangle::demangle(&line));
         }
         return;
     }
@@ -43,7 +48,7 @@ fn main() {
     let mut same = 0usize;
     let mut diffs = Vec::new();
     for (m, want) in &pairs {
-        let got = rpprof::symbolize::demangle::demangle(m);
+        let got = rpprof_demangle::demangle(m);
         if &got == want {
             same += 1;
         } else if diffs.len() < max {

@@ -1,7 +1,7 @@
 //! The demangler gets arbitrary bytes from untrusted files: it must never panic, overflow the
 //! stack or run away, and where libiberty gives an answer it must give the same.
 
-use rpprof::symbolize::demangle::{demangle, demangle_core};
+use rpprof_demangle::{demangle, demangle_core};
 use std::time::{Duration, Instant};
 
 /// Runs `f` on a thread with a stack like the main thread's (debug builds use more stack per
@@ -187,4 +187,21 @@ fn garbage_does_not_panic() {
     ] {
         let _ = demangle(s);
     }
+}
+
+/// A Rust v0 name whose binder claims an enormous number of lifetimes while nothing is
+/// printed: the demangler looped on the count (found by the fuzz target `demangle`, a
+/// timeout). libiberty gives up on it too, so the name stays as it is.
+#[test]
+fn fuzz_regression_binder_count() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/fuzz/demangle-timeout-d616c0e1"
+    );
+    let data = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    assert_eq!(
+        rpprof_demangle::nm_name(&data),
+        String::from_utf8_lossy(&data)
+    );
+    assert_eq!(rpprof_demangle::demangle_bytes(&data), data);
 }
