@@ -95,7 +95,8 @@ pub struct Args {
     /// Print the names at the addresses read from standard input
     #[arg(long, help_heading = "Output type")]
     pub symbols: bool,
-    /// Interactive mode
+    /// pprof's interactive shell (also when no output mode is given and standard output is
+    /// a terminal); its commands are listed at the end of --help
     #[arg(long, help_heading = "Output type")]
     pub interactive: bool,
     /// Generate an SVG flame graph (rpprof)
@@ -107,6 +108,9 @@ pub struct Args {
     /// Print each stack with its value, as Go pprof -traces
     #[arg(long, help_heading = "Output type")]
     pub traces: bool,
+    /// Callers and callees of the functions matching <regexp>, as Go pprof -peek
+    #[arg(long, value_name = "regexp", help_heading = "Output type")]
+    pub peek: Option<String>,
 
     // ---- Granularity
     /// Report at function level [default]
@@ -251,6 +255,19 @@ pub struct Args {
         hide = true
     )]
     pub debug_syms_by_id: bool,
+}
+
+/// The clap command: [`Args`] with the shell's commands and options at the end of the long
+/// help (and so of the man page).
+pub fn command() -> clap::Command {
+    let cmd = Args::command();
+    let mut after = cmd
+        .get_after_long_help()
+        .map(|h| h.to_string())
+        .unwrap_or_default();
+    after.push_str("\n\n");
+    after.push_str(&crate::shell::commands::summary());
+    cmd.after_long_help(after)
 }
 
 /// How Getopt::Long checks an option's value.
@@ -459,6 +476,12 @@ pub fn normalize(argv: &[String]) -> Result<Vec<String>> {
 }
 
 impl Args {
+    /// True when no output mode was given: pprof then starts its shell if standard output
+    /// is a terminal, and prints `--text` otherwise.
+    pub fn no_mode(&self) -> bool {
+        self.mode().is_ok_and(|m| m == Mode::Text) && !self.text
+    }
+
     /// The output mode, or the error pprof gives for more than one.
     fn mode(&self) -> Result<Mode> {
         let modes = [
@@ -481,6 +504,7 @@ impl Args {
             (self.flame, Mode::Flame),
             (self.proto, Mode::Proto),
             (self.traces, Mode::Traces),
+            (self.peek.is_some(), Mode::Peek),
         ];
         let on: Vec<Mode> = modes.iter().filter(|m| m.0).map(|m| m.1).collect();
         match on.len() {
@@ -579,7 +603,11 @@ impl Args {
                 .tools
                 .clone()
                 .or_else(|| std::env::var("PPROF_TOOLS").ok().filter(|t| !t.is_empty())),
-            routines: self.list.clone().or_else(|| self.disasm.clone()),
+            routines: self
+                .list
+                .clone()
+                .or_else(|| self.disasm.clone())
+                .or_else(|| self.peek.clone()),
             seconds: self.seconds,
             graph: CallGraph {
                 nodecount: self.nodecount.unwrap_or(80),

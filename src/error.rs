@@ -113,6 +113,13 @@ impl Error {
         self
     }
 
+    /// True when the report could not be written because its reader went away (`rpprof ...
+    /// | head`): not a failure.
+    pub fn is_broken_pipe(&self) -> bool {
+        self.path.is_none()
+            && matches!(&self.kind, ErrorKind::Io(e) if e.kind() == std::io::ErrorKind::BrokenPipe)
+    }
+
     /// The process exit status for this error: 1 for refused input and usage errors (as pprof),
     /// 2 for internal failures, unimplemented options and I/O errors that are about no input
     /// file (the report could not be written).

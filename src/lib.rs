@@ -48,6 +48,7 @@ pub mod profile;
 pub mod remote;
 pub mod report;
 pub mod session;
+pub mod shell;
 pub mod symbolize;
 pub mod units;
 pub mod view;

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser};
+use clap::FromArgMatches;
 use rpprof::cli::{self, Args};
 use rpprof::error::{Error, ErrorKind};
 
@@ -34,7 +34,9 @@ fn main() -> ExitCode {
     let args = rest
         .and_then(|rest| cli::normalize(&rest))
         .and_then(|canonical| {
-            match Args::try_parse_from(std::iter::once("rpprof".to_string()).chain(canonical)) {
+            let matches = cli::command()
+                .try_get_matches_from(std::iter::once("rpprof".to_string()).chain(canonical));
+            match matches.and_then(|m| Args::from_arg_matches(&m)) {
                 Ok(a) => Ok(a),
                 // A clap error is a usage error (exit status 1, not clap's 2); --help and
                 // --version come back as "errors" that clap prints itself, with status 0.
@@ -53,10 +55,17 @@ fn main() -> ExitCode {
         ..
     }) = args
     {
-        clap_complete::generate(shell, &mut Args::command(), "rpprof", &mut stdout.lock());
+        clap_complete::generate(shell, &mut cli::command(), "rpprof", &mut stdout.lock());
         return ExitCode::SUCCESS;
     }
-    let result = args.and_then(|args| args.into_options(jeprof));
+    let result = args.and_then(|args| {
+        let shell = args.no_mode() && std::io::IsTerminal::is_terminal(&std::io::stdout());
+        let mut opts = args.into_options(jeprof)?;
+        if shell {
+            opts.mode = rpprof::report::Mode::Interactive;
+        }
+        Ok(opts)
+    });
     let result = result.and_then(|opts| {
         let mut out = stdout.lock();
         rpprof::pipeline::run(&opts, &mut out, &mut stderr.lock())

@@ -11,6 +11,8 @@ use crate::graph::Granularity;
 use crate::report::{Mode, symbols};
 pub use crate::session::{ContentionValue, HeapValue, is_remote};
 use crate::session::{LoadOptions, Session, Value, io_err};
+use crate::shell::terminal::Terminal;
+use crate::shell::{Plain, Shell};
 pub use crate::view::CallGraph;
 use crate::view::{BaseChoice, View};
 
@@ -129,12 +131,24 @@ impl Options {
             profiles: None,
             base: BaseChoice::Session,
             exit_after: self.exit_after,
+            command: None,
         }
     }
 }
 
-/// Runs rpprof: reports go to `out`, messages to `err`; `--symbols` reads standard input.
+/// Runs rpprof: reports go to `out`, messages to `err`; `--symbols` and the shell read
+/// standard input (the shell with a line editor when it is a terminal).
 pub fn run(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<()> {
+    use std::io::IsTerminal;
+    if opts.mode == Mode::Interactive && std::io::stdin().is_terminal() {
+        let view = opts.view();
+        view.check()?;
+        let mut shell = Shell::new(Session::load(&opts.load_options(), err)?, opts);
+        if let Some(mut t) = Terminal::new(&shell, err) {
+            return shell.run(&mut t, out, err);
+        }
+        return shell.run(&mut Plain(std::io::stdin().lock()), out, err);
+    }
     run_with_input(opts, &mut std::io::stdin().lock(), out, err)
 }
 
@@ -171,10 +185,8 @@ pub fn run_with_input(
         return out.flush().map_err(io_err);
     }
     if opts.mode == Mode::Interactive {
-        return Err(Error::not_implemented(format!(
-            "the {} output mode",
-            opts.mode.flag()
-        )));
+        let mut shell = Shell::new(Session::load(&opts.load_options(), err)?, opts);
+        return shell.run(&mut Plain(input), out, err);
     }
     let session = Session::load(&opts.load_options(), err)?;
     let r = view.render(&session, out, err);

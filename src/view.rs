@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::graph::{self, Granularity, Stacks};
 use crate::profile::{self, Kind};
 use crate::report::{
-    Mode, callgrind, collapsed, disasm, dot, flame, graphviz, list, proto, raw, text, traces,
+    Mode, callgrind, collapsed, disasm, dot, flame, graphviz, list, peek, proto, raw, text, traces,
 };
 use crate::session::{Loaded, Session, UNKNOWN_BINARY, Value, file_name, io_err};
 use crate::symbolize::local::Local;
@@ -118,6 +118,20 @@ pub struct View {
     /// The process ends after this report (the command-line tool): the big tables are left
     /// for the system to reclaim rather than freed one allocation at a time.
     pub exit_after: bool,
+    /// A command of pprof's shell: see [`Command`].
+    pub command: Option<Command>,
+}
+
+/// What pprof's interactive commands (`top`, `list`, `disasm`, `web`, ...) add to a report:
+/// the `Total:` line is printed first, always, and the command's own focus and ignore words
+/// are applied after the view's `focus` and `ignore`, each followed by a line saying how much
+/// is left (`After focusing on '...': ...`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Command {
+    /// The command's focus words, joined with `|`.
+    pub focus: Option<String>,
+    /// The command's ignore words (`-word`), joined with `|`.
+    pub ignore: Option<String>,
 }
 
 /// The stacks of some profiles for one value column, after pprof's removal of uninteresting
@@ -210,9 +224,13 @@ pub fn compile(re: &Option<String>, what: &str) -> Result<Option<Regex>> {
 impl View {
     /// Checks the view's regular expressions (usage errors), before any work is done.
     pub fn check(&self) -> Result<()> {
+        let none = Command::default();
+        let cmd = self.command.as_ref().unwrap_or(&none);
         for (re, what) in [
             (&self.focus, "focus"),
             (&self.ignore, "ignore"),
+            (&cmd.focus, "focus"),
+            (&cmd.ignore, "ignore"),
             (&self.hide, "hide"),
             (&self.show, "show"),
             (&self.retain, "retain"),
@@ -288,6 +306,10 @@ impl View {
         };
         let focus = compile(&self.focus, "focus")?;
         let ignore = compile(&self.ignore, "ignore")?;
+        let cmd = match &self.command {
+            Some(c) => Some((compile(&c.focus, "focus")?, compile(&c.ignore, "ignore")?)),
+            None => None,
+        };
         let topts = text::TextOptions {
             cum: self.cum,
             measure,
@@ -305,6 +327,7 @@ impl View {
             ignore: ignore.as_ref(),
             topts: &topts,
             view: self,
+            cmd: cmd.as_ref().map(|(f, i)| (f.as_ref(), i.as_ref())),
         };
         // The stacks of the profiles, less the base: what --raw, --list and --disasm read.
         let merged = || {
@@ -340,7 +363,16 @@ impl View {
         }
         if matches!(self.mode, Mode::List | Mode::Disasm) {
             let disasm = self.mode == Mode::Disasm;
-            let st = ctx.filtered(Cow::Owned(ctx.trim(merged(), &mut notes)), &mut notes);
+            let trimmed = ctx.trim(merged(), &mut notes);
+            let total = trimmed.total();
+            let st = ctx.filtered(Cow::Owned(trimmed), &mut notes);
+            let st = ctx.command_filters(
+                &mut buf,
+                total,
+                st,
+                |st, re, keep| Cow::Owned(graph::filter(st, &s.symbols, re, keep, &gopts)),
+                |st| st.total(),
+            )?;
             let values = list::AddressValues::of(st.map.iter().map(|(k, v)| (k.as_slice(), *v)));
             let what = if disasm { "disasm" } else { "list" };
             let Some(re) = compile(&self.routines, what)? else {
@@ -508,6 +540,8 @@ struct Ctx<'a> {
     ignore: Option<&'a Regex>,
     topts: &'a text::TextOptions,
     view: &'a View,
+    /// A shell command's focus and ignore ([`View::command`]).
+    cmd: Option<(Option<&'a Regex>, Option<&'a Regex>)>,
 }
 
 /// The stacks a report starts from.
@@ -574,8 +608,17 @@ impl Ctx<'_> {
             if let Some(re) = self.ignore {
                 ids = Cow::Owned(ids.filter(&self.matches(re), false));
             }
+            if self.cmd.is_none() {
+                text::write_total(out, total, topts.measure, thread).map_err(io_err)?;
+            }
+            let ids = self.command_filters(
+                out,
+                total,
+                ids,
+                |ids, re, keep| Cow::Owned(ids.filter(&self.matches(re), keep)),
+                |ids| ids.iter().map(|(_, v)| v).sum(),
+            )?;
             let reduced = ids.reduce(t);
-            text::write_total(out, total, topts.measure, thread).map_err(io_err)?;
             text::write_table(out, &reduced, symbols, topts).map_err(io_err)?;
             if self.view.exit_after {
                 std::mem::forget(reduced);
@@ -584,6 +627,14 @@ impl Ctx<'_> {
             return Ok(());
         }
         let st = self.filtered(Cow::Borrowed(start.stacks), notes);
+        let st = self.command_filters(
+            out,
+            total,
+            st,
+            |st, re, keep| Cow::Owned(graph::filter(st, symbols, re, keep, self.gopts)),
+            |st| st.total(),
+        )?;
+        let st = graph::hide_show(st, symbols, self.gopts);
         let flame_base = start.flame_base;
         let w = self.gopts.address_width;
         match self.view.mode {
@@ -610,6 +661,19 @@ impl Ctx<'_> {
             Mode::Traces => {
                 let paths = graph::translate_stacks(&st, symbols, self.gopts);
                 traces::write(out, &paths, &self.traces_options(labels)).map_err(io_err)?;
+            }
+            Mode::Peek => {
+                let Some(re) = compile(&self.view.routines, "peek")? else {
+                    return Err(Error::usage("--peek needs a regular expression"));
+                };
+                let paths = graph::translate_stacks(&st, symbols, self.gopts);
+                if !peek::write(out, &paths, &re, topts.measure, total).map_err(io_err)? {
+                    return Err(Error::refused(format!(
+                        "no {} matches {:?}",
+                        node_word(self.gopts.granularity),
+                        re.as_str()
+                    )));
+                }
             }
             Mode::Dot
             | Mode::Svg
@@ -655,7 +719,9 @@ impl Ctx<'_> {
             }
             _ => {
                 let reduced = graph::reduce(&st, symbols, self.gopts);
-                text::write_total(out, total, topts.measure, thread).map_err(io_err)?;
+                if self.cmd.is_none() {
+                    text::write_total(out, total, topts.measure, thread).map_err(io_err)?;
+                }
                 if self.view.stacks && !self.gopts.jeprof {
                     text::write_stacks(out, &st, symbols, topts).map_err(io_err)?;
                     text::write_leaks(out, leaks, symbols, topts).map_err(io_err)?;
@@ -714,7 +780,7 @@ impl Ctx<'_> {
         t
     }
 
-    /// pprof's `FocusProfile` and `IgnoreProfile`, then Go pprof's `show` and `hide`.
+    /// pprof's `FocusProfile` and `IgnoreProfile` (`--focus`, `--ignore`).
     fn filtered<'s>(&self, stacks: Cow<'s, Stacks>, _notes: &mut Vec<String>) -> Cow<'s, Stacks> {
         let symbols = &self.session.symbols;
         let mut st = stacks;
@@ -724,7 +790,46 @@ impl Ctx<'_> {
         if let Some(re) = self.ignore {
             st = Cow::Owned(graph::filter(st, symbols, re, false, self.gopts));
         }
-        graph::hide_show(st, symbols, self.gopts)
+        st
+    }
+
+    /// For a shell command ([`View::command`]): the `Total:` line, then the command's focus
+    /// and ignore, each applied with `filter` and followed by a line saying what is left
+    /// (`sum`). Without one, `stacks` as they are.
+    fn command_filters<S>(
+        &self,
+        out: &mut Vec<u8>,
+        total: f64,
+        stacks: S,
+        filter: impl Fn(S, &Regex, bool) -> S,
+        sum: impl Fn(&S) -> f64,
+    ) -> Result<S> {
+        let Some((focus, ignore)) = self.cmd else {
+            return Ok(stacks);
+        };
+        let m = self.topts.measure;
+        writeln!(out, "Total: {} {}", m.unparse(total), m.units()).map_err(io_err)?;
+        let mut st = stacks;
+        for (re, keep, what) in [(focus, true, "focusing on"), (ignore, false, "ignoring")] {
+            let Some(re) = re else { continue };
+            st = filter(st, re, keep);
+            let left = sum(&st);
+            writeln!(
+                out,
+                "After {what} '{}': {} {} of {} ({:.1}%)",
+                re.as_str(),
+                m.unparse(left),
+                m.units(),
+                m.unparse(total),
+                if total == 0.0 {
+                    0.0
+                } else {
+                    left * 100.0 / total
+                }
+            )
+            .map_err(io_err)?;
+        }
+        Ok(st)
     }
 
     /// The session's addresses translated to report nodes at the view's granularity (kept
@@ -841,6 +946,16 @@ impl Ctx<'_> {
             unit,
             scale,
         }
+    }
+}
+
+/// What a report line stands for at granularity `g`.
+fn node_word(g: Granularity) -> &'static str {
+    match g {
+        Granularity::Functions => "function",
+        Granularity::Lines => "source line",
+        Granularity::Files => "file",
+        Granularity::Addresses => "address",
     }
 }
 

@@ -649,7 +649,7 @@ fn exit_statuses() {
         ("bad number", vec!["--nodecount=many", &prog, &profile], 1),
         ("bad regexp", vec!["--focus=(", &prog, &profile], 1),
         ("program only", vec!["--text", &prog], 1),
-        ("not implemented", vec!["--interactive", &prog, &profile], 2),
+        ("not implemented", vec!["--test", &prog, &profile], 2),
         (
             "remote profile, nothing listening",
             vec!["--text", "127.0.0.1:1/pprof/heap"],

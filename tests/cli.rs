@@ -245,9 +245,9 @@ fn jemalloc_thread_reports() {
 }
 
 #[test]
-fn not_implemented_modes_exit_2() {
-    let d = scratch("not_implemented_modes_exit_2");
-    let (code, out, err) = run(&d, &["--interactive", "x", "heap.prof"]);
+fn not_implemented_options_exit_2() {
+    let d = scratch("not_implemented_options_exit_2");
+    let (code, out, err) = run(&d, &["--test", "x", "heap.prof"]);
     assert_eq!(code, 2, "{err}");
     assert!(out.is_empty());
     assert!(err.contains("not implemented yet"), "{err}");

@@ -74,32 +74,6 @@ fn reference(base: &Path) -> Option<Vec<u8>> {
     out.status.success().then_some(out.stdout)
 }
 
-/// Why the system libraries cannot reproduce the references, or `None` when they can.
-fn system_libraries_differ() -> Option<String> {
-    if !common::have("sha256sum") {
-        return Some("sha256sum is absent".into());
-    }
-    let list = common::root().join("testdata").join("system-libs.sha256");
-    let out = Command::new("sha256sum")
-        .arg("--check")
-        .arg("--quiet")
-        .arg(&list)
-        .current_dir("/")
-        .output()
-        .ok()?;
-    if out.status.success() {
-        return None;
-    }
-    let bad: Vec<String> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| l.to_string())
-        .collect();
-    Some(format!(
-        "this machine's system libraries are not the ones the references were made with (testdata/SYSTEM-LIBS.md): {}",
-        bad.join("; ")
-    ))
-}
-
 /// `--stacks` listings are compared as sets of blocks: google-pprof prints them in Perl's
 /// hash order, rpprof in a fixed one.
 fn normalise(out: &[u8], stacks: bool) -> Vec<u8> {
@@ -167,7 +141,7 @@ fn replay(rows: &[Row], extra: &[&str]) -> (usize, Vec<String>) {
 
 #[test]
 fn text_rows_equal_google_pprof_with_pprof_quirks() {
-    if let Some(why) = system_libraries_differ() {
+    if let Some(why) = common::system_libraries_differ() {
         return common::skip("text_rows_equal_google_pprof_with_pprof_quirks", &why);
     }
     let rows = text_rows();
@@ -179,7 +153,7 @@ fn text_rows_equal_google_pprof_with_pprof_quirks() {
 
 #[test]
 fn text_rows_equal_google_pprof_by_default() {
-    if let Some(why) = system_libraries_differ() {
+    if let Some(why) = common::system_libraries_differ() {
         return common::skip("text_rows_equal_google_pprof_by_default", &why);
     }
     let rows: Vec<Row> = text_rows()
@@ -191,16 +165,10 @@ fn text_rows_equal_google_pprof_by_default() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// Links `/tmp/rpprof-corpus/<case>` to the testdata case of each row when nothing is there:
-/// the programs' DWARF names their sources there (where they were built).
+/// Links `/tmp/rpprof-corpus/<case>` to the testdata case of each row when nothing is there.
 fn link_cases(rows: &[Row]) {
-    let root = Path::new("/tmp/rpprof-corpus");
-    let _ = std::fs::create_dir_all(root);
     for r in rows {
-        let at = root.join(&r.case);
-        if std::fs::symlink_metadata(&at).is_err() {
-            let _ = std::os::unix::fs::symlink(common::root().join("testdata").join(&r.case), &at);
-        }
+        common::link_case(&r.case);
     }
 }
 
@@ -209,7 +177,7 @@ fn link_cases(rows: &[Row]) {
 /// nothing is.
 #[test]
 fn list_rows_equal_google_pprof() {
-    if let Some(why) = system_libraries_differ() {
+    if let Some(why) = common::system_libraries_differ() {
         return common::skip("list_rows_equal_google_pprof", &why);
     }
     let rows = rows(|a| a.starts_with("--list"));
@@ -223,7 +191,7 @@ fn list_rows_equal_google_pprof() {
 /// reads as `--list` does.
 #[test]
 fn disasm_rows_equal_google_pprof() {
-    if let Some(why) = system_libraries_differ() {
+    if let Some(why) = common::system_libraries_differ() {
         return common::skip("disasm_rows_equal_google_pprof", &why);
     }
     let has_objdump = std::process::Command::new("objdump")

@@ -5,11 +5,9 @@
 
 mod common;
 
-use clap::CommandFactory;
-
 fn render() -> Vec<u8> {
     let mut out = Vec::new();
-    clap_mangen::Man::new(rpprof::cli::Args::command())
+    clap_mangen::Man::new(rpprof::cli::command())
         .render(&mut out)
         .expect("render the man page");
     out
@@ -34,7 +32,7 @@ fn man_page_is_current() {
 #[test]
 fn man_page_documents_every_option() {
     let page = String::from_utf8(render()).expect("UTF-8 man page");
-    for arg in rpprof::cli::Args::command().get_arguments() {
+    for arg in rpprof::cli::command().get_arguments() {
         if arg.is_hide_set() {
             continue;
         }

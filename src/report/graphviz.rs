@@ -203,7 +203,13 @@ fn run_viewer(program: &str, args: &[&str], file: &Path, err: &mut dyn Write) ->
 /// then the ones pprof's `RunWeb` tries. The file is left for the browser to load; its path
 /// is printed.
 pub fn web(svg: &[u8], err: &mut dyn Write) -> Result<()> {
-    let path = temp_file(Format::Svg.extension(), svg)?;
+    open_in_browser(Format::Svg.extension(), svg, err)
+}
+
+/// Writes `data` to a temporary file ending in `.ext` and opens it in a browser, as
+/// [`web`] does.
+pub fn open_in_browser(ext: &str, data: &[u8], err: &mut dyn Write) -> Result<()> {
+    let path = temp_file(ext, data)?;
     let _ = writeln!(err, "Loading web page file://{}", path.display());
     let mut browsers: Vec<String> = Vec::new();
     if let Ok(b) = std::env::var("BROWSER")
@@ -231,7 +237,7 @@ pub fn web(svg: &[u8], err: &mut dyn Write) -> Result<()> {
     }
     let _ = writeln!(
         err,
-        "Could not load web browser; the graph is in {}",
+        "Could not load web browser; the page is in {}",
         path.display()
     );
     Ok(())

@@ -7,6 +7,7 @@ pub mod dot;
 pub mod flame;
 pub mod graphviz;
 pub mod list;
+pub mod peek;
 pub mod proto;
 pub mod raw;
 pub mod symbols;
@@ -55,6 +56,8 @@ pub enum Mode {
     Proto,
     /// `--traces` (Go pprof's).
     Traces,
+    /// `--peek=<regexp>` (Go pprof's).
+    Peek,
 }
 
 impl Mode {
@@ -80,6 +83,7 @@ impl Mode {
             Mode::Flame => "--flame",
             Mode::Proto => "--proto",
             Mode::Traces => "--traces",
+            Mode::Peek => "--peek",
         }
     }
 }

@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+pub mod pty;
+
 /// The crate root.
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -13,6 +15,44 @@ pub fn root() -> PathBuf {
 pub fn shared() -> Option<PathBuf> {
     let p = root().join("..").join("shared");
     p.join("corpus").is_dir().then_some(p)
+}
+
+/// Why the testdata references cannot be replayed exactly on this machine: its system
+/// libraries (libc, libstdc++, tcmalloc, ...) are not the ones they were made with.
+pub fn system_libraries_differ() -> Option<String> {
+    if !have("sha256sum") {
+        return Some("sha256sum is absent".into());
+    }
+    let list = root().join("testdata").join("system-libs.sha256");
+    let out = Command::new("sha256sum")
+        .arg("--check")
+        .arg("--quiet")
+        .arg(&list)
+        .current_dir("/")
+        .output()
+        .ok()?;
+    if out.status.success() {
+        return None;
+    }
+    let bad: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l.to_string())
+        .collect();
+    Some(format!(
+        "this machine's system libraries are not the ones the references were made with (testdata/SYSTEM-LIBS.md): {}",
+        bad.join("; ")
+    ))
+}
+
+/// Links `/tmp/rpprof-corpus/<case>` to `testdata/<case>` when nothing is there: the
+/// programs' DWARF names their sources there (where they were built).
+pub fn link_case(case: &str) {
+    let runs = Path::new("/tmp/rpprof-corpus");
+    let _ = std::fs::create_dir_all(runs);
+    let at = runs.join(case);
+    if std::fs::symlink_metadata(&at).is_err() {
+        let _ = std::os::unix::fs::symlink(root().join("testdata").join(case), &at);
+    }
 }
 
 /// Prints why a test is skipped (visible with `--nocapture`, and in CI logs).

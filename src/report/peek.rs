@@ -1,0 +1,147 @@
+//! `--peek=<re>` (Go pprof's `peek`): for every node whose name matches, the nodes that call
+//! it and the nodes it calls, each with the value that went through that call.
+//!
+//! ```text
+//! -----------------------------------------------------+-------------
+//!      flat  flat%      cum   cum%      calls  calls% | context
+//! -----------------------------------------------------+-------------
+//!                                          0.9  100.0% |   main
+//!       0.9  30.8%      0.9  30.8%                    | index::grow
+//!                                          0.5   55.0% |   Slab::alloc
+//! ```
+//!
+//! Callers are above the node, callees below, heaviest first; a call counts once per stack
+//! however often it recurs there. Values and percentages print as in `--text`.
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+use regex::Regex;
+
+use crate::units::{Measure, push_percent, push_right};
+
+/// One node's line and the calls into and out of it.
+#[derive(Default)]
+struct Entry {
+    flat: f64,
+    cum: f64,
+    callers: BTreeMap<String, f64>,
+    callees: BTreeMap<String, f64>,
+}
+
+const RULE: &str = "-----------------------------------------------------+-------------\n";
+
+/// Writes the peek report of `paths` (each stack's node names, innermost first, with its
+/// value: [`crate::graph::translate_stacks`]) for the nodes matching `re`. `total` is the
+/// profile's total (for the percentages). False when no node matches.
+pub fn write(
+    out: &mut dyn Write,
+    paths: &[(Vec<String>, f64)],
+    re: &Regex,
+    measure: Measure,
+    total: f64,
+) -> io::Result<bool> {
+    let mut entries: BTreeMap<&str, Entry> = BTreeMap::new();
+    let mut matched: BTreeMap<&str, bool> = BTreeMap::new();
+    for (path, v) in paths {
+        // Each node, caller and callee once per stack.
+        let mut seen_node: Vec<&str> = Vec::new();
+        let mut seen_edge: Vec<(&str, &str, bool)> = Vec::new();
+        for (i, name) in path.iter().enumerate() {
+            let m = *matched
+                .entry(name.as_str())
+                .or_insert_with(|| re.is_match(name));
+            if !m {
+                continue;
+            }
+            let e = entries.entry(name.as_str()).or_default();
+            if i == 0 {
+                e.flat += v;
+            }
+            if !seen_node.contains(&name.as_str()) {
+                seen_node.push(name);
+                e.cum += v;
+            }
+            if let Some(caller) = path.get(i + 1) {
+                let k = (name.as_str(), caller.as_str(), true);
+                if !seen_edge.contains(&k) {
+                    seen_edge.push(k);
+                    *e.callers.entry(caller.clone()).or_default() += v;
+                }
+            }
+            if i > 0 {
+                let callee = &path[i - 1];
+                let k = (name.as_str(), callee.as_str(), false);
+                if !seen_edge.contains(&k) {
+                    seen_edge.push(k);
+                    *e.callees.entry(callee.clone()).or_default() += v;
+                }
+            }
+        }
+    }
+    if entries.is_empty() {
+        return Ok(false);
+    }
+    let mut order: Vec<(&str, &Entry)> = entries.iter().map(|(k, e)| (*k, e)).collect();
+    order.sort_by(|a, b| {
+        b.1.cum
+            .abs()
+            .partial_cmp(&a.1.cum.abs())
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then_with(|| a.0.cmp(b.0))
+    });
+    out.write_all(RULE.as_bytes())?;
+    out.write_all(b"     flat  flat%      cum   cum%      calls  calls% | context\n")?;
+    out.write_all(RULE.as_bytes())?;
+    let mut line: Vec<u8> = Vec::new();
+    let mut field: Vec<u8> = Vec::new();
+    let mut cell = |line: &mut Vec<u8>, width: usize, value: Option<(f64, f64)>, pct: bool| {
+        field.clear();
+        if let Some((v, of)) = value {
+            if pct {
+                push_percent(&mut field, v, of);
+            } else {
+                measure.push_unparse(&mut field, v);
+            }
+        }
+        push_right(line, width, &field);
+        line.push(b' ');
+    };
+    for (name, e) in order {
+        let mut buf: Vec<u8> = Vec::new();
+        for (list, is_callers) in [(&e.callers, true), (&e.callees, false)] {
+            if !is_callers {
+                line.clear();
+                cell(&mut line, 9, Some((e.flat, 0.0)), false);
+                cell(&mut line, 6, Some((e.flat, total)), true);
+                cell(&mut line, 8, Some((e.cum, 0.0)), false);
+                cell(&mut line, 6, Some((e.cum, total)), true);
+                line.extend_from_slice(&[b' '; 19]);
+                line.extend_from_slice(b"| ");
+                line.extend_from_slice(name.as_bytes());
+                line.push(b'\n');
+                buf.extend_from_slice(&line);
+            }
+            let mut v: Vec<(&String, &f64)> = list.iter().collect();
+            v.sort_by(|a, b| {
+                b.1.abs()
+                    .partial_cmp(&a.1.abs())
+                    .unwrap_or(std::cmp::Ordering::Equal)
+                    .then_with(|| a.0.cmp(b.0))
+            });
+            for (other, value) in v {
+                line.clear();
+                line.extend_from_slice(&[b' '; 33]);
+                cell(&mut line, 10, Some((*value, 0.0)), false);
+                cell(&mut line, 7, Some((*value, e.cum)), true);
+                line.extend_from_slice(b"|   ");
+                line.extend_from_slice(other.as_bytes());
+                line.push(b'\n');
+                buf.extend_from_slice(&line);
+            }
+        }
+        out.write_all(&buf)?;
+        out.write_all(RULE.as_bytes())?;
+    }
+    Ok(true)
+}

@@ -1,0 +1,157 @@
+//! The shell on a terminal: line editing, history across sessions, reverse search
+//! (Ctrl-R) and tab completion, by rustyline.
+//!
+//! The editor reads and draws on the terminal itself (`/dev/tty`), so reports on standard
+//! output can still be redirected. History is kept in `$XDG_STATE_HOME/rpprof/history`
+//! (`~/.local/state/rpprof/history` when that is not set).
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use rustyline::completion::{Completer, FilenameCompleter, Pair};
+use rustyline::error::ReadlineError;
+use rustyline::highlight::Highlighter;
+use rustyline::hint::Hinter;
+use rustyline::history::FileHistory;
+use rustyline::validate::Validator;
+use rustyline::{Behavior, CompletionType, Config, Context, Editor, Helper};
+
+use super::complete::{Completion, Words};
+use super::{Input, Shell};
+
+/// What the editor asks for completions.
+struct Completions {
+    words: Words,
+    files: FilenameCompleter,
+}
+
+impl Completer for Completions {
+    type Candidate = Pair;
+
+    fn complete(
+        &self,
+        line: &str,
+        pos: usize,
+        ctx: &Context<'_>,
+    ) -> rustyline::Result<(usize, Vec<Pair>)> {
+        match self.words.complete(line, pos) {
+            Completion::Words { start, words } => Ok((
+                start,
+                words
+                    .into_iter()
+                    .map(|w| Pair {
+                        display: w.clone(),
+                        replacement: w,
+                    })
+                    .collect(),
+            )),
+            Completion::File { start } => {
+                // The file name alone, so that `base=` and `>` are not taken for part of it.
+                let (_, pairs) = self.files.complete(&line[start..pos], pos - start, ctx)?;
+                Ok((start, pairs))
+            }
+        }
+    }
+}
+
+impl Hinter for Completions {
+    type Hint = String;
+}
+impl Highlighter for Completions {}
+impl Validator for Completions {}
+impl Helper for Completions {}
+
+/// Lines read from a terminal.
+pub struct Terminal {
+    editor: Editor<Completions, FileHistory>,
+    history: Option<PathBuf>,
+}
+
+/// Where the shell's history is kept.
+pub fn history_file() -> Option<PathBuf> {
+    let state = std::env::var_os("XDG_STATE_HOME")
+        .filter(|s| !s.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|s| !s.is_empty())
+                .map(|h| PathBuf::from(h).join(".local").join("state"))
+        })?;
+    Some(state.join("rpprof").join("history"))
+}
+
+impl Terminal {
+    /// An editor completing with what `shell` knows; `None` when the terminal cannot be
+    /// used (the caller reads plain lines then).
+    pub fn new(shell: &Shell, err: &mut dyn Write) -> Option<Terminal> {
+        let config = Config::builder()
+            .behavior(Behavior::PreferTerm)
+            .completion_type(CompletionType::List)
+            .auto_add_history(false)
+            .history_ignore_space(true)
+            .max_history_size(5000)
+            .ok()?
+            .history_ignore_dups(true)
+            .ok()?
+            .build();
+        let mut editor: Editor<Completions, FileHistory> = Editor::with_config(config).ok()?;
+        let mut functions: Vec<String> = shell
+            .session()
+            .symbols
+            .iter()
+            .flat_map(|(_, frames)| frames.iter().map(|f| f.short.to_string()))
+            .collect();
+        functions.sort_unstable();
+        functions.dedup();
+        editor.set_helper(Some(Completions {
+            words: Words {
+                sample_types: shell.sample_types().iter().map(|s| s.to_string()).collect(),
+                functions,
+            },
+            files: FilenameCompleter::new(),
+        }));
+        let history = history_file();
+        if let Some(h) = &history {
+            if let Some(dir) = h.parent() {
+                let _ = std::fs::create_dir_all(dir);
+            }
+            if h.exists()
+                && let Err(e) = editor.load_history(h)
+            {
+                let _ = writeln!(err, "rpprof: {}: history not read: {e}", h.display());
+            }
+        }
+        Some(Terminal { editor, history })
+    }
+}
+
+impl Input for Terminal {
+    fn read_line(&mut self, prompt: &str, err: &mut dyn Write) -> Option<String> {
+        loop {
+            match self.editor.readline(prompt) {
+                Ok(line) => {
+                    if !line.trim().is_empty()
+                        && self
+                            .editor
+                            .add_history_entry(line.as_str())
+                            .unwrap_or(false)
+                        && let Some(h) = &self.history
+                    {
+                        let _ = self.editor.append_history(h);
+                    }
+                    return Some(line);
+                }
+                // Ctrl-C drops the line being typed, as in a shell.
+                Err(ReadlineError::Interrupted) => continue,
+                Err(ReadlineError::Eof) => {
+                    let _ = writeln!(err);
+                    return None;
+                }
+                Err(e) => {
+                    let _ = writeln!(err, "rpprof: cannot read the terminal: {e}");
+                    return None;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,599 @@
+//! The interactive shell: transcripts driven through a pipe print what google-pprof (jeprof)
+//! prints (`testdata/shell/`, recorded by `testdata/shell/record.sh`, and run live when the
+//! tools are installed, also on the shared corpus); with no output mode and a terminal on
+//! standard output rpprof starts the shell as pprof does; the options that persist give the
+//! reports the command line gives; and the line editor works on a real terminal.
+
+mod common;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use common::pty::Pty;
+
+/// One row of `testdata/shell/transcripts.tsv`.
+struct Row {
+    name: String,
+    case: String,
+    tool: String,
+    transcript: PathBuf,
+    args: Vec<String>,
+    extra: Vec<String>,
+}
+
+fn shell_dir() -> PathBuf {
+    common::root().join("testdata").join("shell")
+}
+
+fn rows() -> Vec<Row> {
+    let text = std::fs::read_to_string(shell_dir().join("transcripts.tsv")).unwrap();
+    text.lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            Row {
+                name: f[0].to_string(),
+                case: f[1].to_string(),
+                tool: f[2].to_string(),
+                transcript: shell_dir().join(f[3]),
+                args: f[4].split_whitespace().map(str::to_string).collect(),
+                extra: f
+                    .get(5)
+                    .map(|e| e.split_whitespace().map(str::to_string).collect())
+                    .unwrap_or_default(),
+            }
+        })
+        .collect()
+}
+
+/// Runs rpprof in `dir` with `args`, the transcript on standard input; (stdout, stderr).
+fn rpprof_piped(dir: &Path, args: &[String], transcript: &Path) -> (String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_rpprof"))
+        .args(args)
+        .current_dir(dir)
+        .env("BROWSER", "true")
+        .stdin(std::fs::File::open(transcript).unwrap())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "rpprof {args:?} < {}: {}",
+        transcript.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn with_interactive(r: &Row) -> Vec<String> {
+    let mut a = vec!["--interactive".to_string()];
+    a.extend(r.extra.iter().cloned());
+    a.extend(r.args.iter().cloned());
+    a
+}
+
+#[test]
+fn recorded_transcripts_equal_google_pprof() {
+    if let Some(why) = common::system_libraries_differ() {
+        return common::skip("recorded_transcripts_equal_google_pprof", &why);
+    }
+    let rows = rows();
+    assert!(rows.len() >= 6);
+    for r in &rows {
+        common::link_case(&r.case);
+        let dir = Path::new("/tmp/rpprof-corpus").join(&r.case);
+        let (out, err) = rpprof_piped(&dir, &with_interactive(r), &r.transcript);
+        let want =
+            std::fs::read_to_string(shell_dir().join("refs").join(format!("{}.out", r.name)))
+                .unwrap();
+        assert!(want.lines().count() > 50, "{}: a short reference", r.name);
+        assert_eq!(
+            out,
+            want,
+            "{}: {}",
+            r.name,
+            common::first_difference(&want, &out)
+        );
+        // The banner and the prompts are on standard error, as pprof prints them.
+        assert!(
+            err.contains("Welcome to pprof!  For help, type 'help'.\n(pprof) "),
+            "{err}"
+        );
+    }
+}
+
+/// pprof starts its shell when no output mode is given and standard output is a terminal.
+#[test]
+fn no_output_mode_on_a_terminal_is_the_shell() {
+    if let Some(why) = common::system_libraries_differ() {
+        return common::skip("no_output_mode_on_a_terminal_is_the_shell", &why);
+    }
+    for r in rows()
+        .iter()
+        .filter(|r| r.name == "cpu" || r.name == "heap")
+    {
+        common::link_case(&r.case);
+        let dir = Path::new("/tmp/rpprof-corpus").join(&r.case);
+        let pty = Pty::open(true);
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_rpprof"));
+        cmd.args(r.extra.iter().chain(r.args.iter()))
+            .current_dir(&dir)
+            .env("BROWSER", "true")
+            .stdin(std::fs::File::open(&r.transcript).unwrap())
+            .stdout(pty.stdio())
+            .stderr(Stdio::piped());
+        let screen = pty.reader();
+        let child = pty.spawn(&mut cmd);
+        // The command holds a copy of the terminal for the child's output: gone with it.
+        drop(cmd);
+        let _master = pty.close_slave();
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // The reader thread has everything once the terminal is closed on both sides.
+        let want =
+            std::fs::read_to_string(shell_dir().join("refs").join(format!("{}.out", r.name)))
+                .unwrap();
+        let got = screen.all();
+        assert_eq!(
+            got,
+            want,
+            "{}: {}",
+            r.name,
+            common::first_difference(&want, &got)
+        );
+        assert!(String::from_utf8_lossy(&out.stderr).contains("(pprof) "));
+    }
+    // Through a pipe, no output mode is --text, as before.
+    let dir = Path::new("/tmp/rpprof-corpus/t-cpu");
+    common::link_case("t-cpu");
+    let out = common::rpprof(dir, &["--lib_prefix=.", "./tcpu-pie", "tcpu-pie.prof"]);
+    let text = common::rpprof(
+        dir,
+        &["--text", "--lib_prefix=.", "./tcpu-pie", "tcpu-pie.prof"],
+    );
+    assert_eq!(out.stdout, text.stdout);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("(pprof)"));
+}
+
+/// A private copy of the files of a case, in a real directory (google-pprof resolves the
+/// program with abs_path and prints hex through a symbolic link), the profiles' memory maps
+/// naming the copy instead of `from`.
+fn private_copy(src: &Path, files: &[&str], from: &str, name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rpprof-shell-live-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let to = format!("{}/", dir.display());
+    for f in files {
+        let data = std::fs::read(src.join(f)).unwrap();
+        let is_profile = f.ends_with(".heap") || f.ends_with(".prof") || f.ends_with(".heapv2");
+        let data = if is_profile {
+            replace(&data, from.as_bytes(), to.as_bytes())
+        } else {
+            data
+        };
+        std::fs::write(dir.join(f), data).unwrap();
+        let mode = std::fs::metadata(src.join(f)).unwrap().permissions();
+        std::fs::set_permissions(dir.join(f), mode).unwrap();
+    }
+    dir
+}
+
+fn replace(data: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len());
+    let mut i = 0;
+    while i < data.len() {
+        if data[i..].starts_with(from) {
+            out.extend_from_slice(to);
+            i += from.len();
+        } else {
+            out.push(data[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Runs google-pprof (or jeprof) and rpprof on the same transcript and copy.
+fn live(tool: &str, dir: &Path, args: &[String], extra: &[String], transcript: &str, name: &str) {
+    let tfile = dir.join("transcript.in");
+    std::fs::write(&tfile, transcript).unwrap();
+    let theirs = Command::new(tool)
+        .arg("--interactive")
+        .args(args)
+        .current_dir(dir)
+        .env("PERL_HASH_SEED", "0")
+        .env("PERL_PERTURB_KEYS", "0")
+        .stdin(std::fs::File::open(&tfile).unwrap())
+        .output()
+        .unwrap();
+    let mut ours_args = vec!["--interactive".to_string()];
+    ours_args.extend(extra.iter().cloned());
+    ours_args.extend(args.iter().cloned());
+    let (ours, _) = rpprof_piped(dir, &ours_args, &tfile);
+    let theirs = String::from_utf8_lossy(&theirs.stdout).into_owned();
+    assert!(
+        theirs.lines().count() > 20,
+        "{name}: {tool} printed little:\n{theirs}"
+    );
+    assert_eq!(
+        ours,
+        theirs,
+        "{name}: {}",
+        common::first_difference(&theirs, &ours)
+    );
+}
+
+#[test]
+fn live_transcripts_equal_google_pprof() {
+    if !common::have("google-pprof") || !common::have("jeprof") || !common::have("dot") {
+        return common::skip(
+            "live_transcripts_equal_google_pprof",
+            "google-pprof, jeprof or graphviz is not installed",
+        );
+    }
+    let mut n = 0;
+    for r in rows() {
+        let src = common::root().join("testdata").join(&r.case);
+        common::link_case(&r.case);
+        let files: Vec<String> = std::fs::read_dir(&src)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.path().is_file())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        let files: Vec<&str> = files.iter().map(String::as_str).collect();
+        let from = format!("/tmp/rpprof-corpus/{}/", r.case);
+        let dir = private_copy(&src, &files, &from, &r.name);
+        let transcript = std::fs::read_to_string(&r.transcript).unwrap();
+        live(&r.tool, &dir, &r.args, &r.extra, &transcript, &r.name);
+        let _ = std::fs::remove_dir_all(&dir);
+        n += 1;
+    }
+    // The shared corpus: a leak series, a sampled heap, a CPU profile with libraries.
+    let Some(shared) = common::shared() else {
+        common::skip(
+            "live_transcripts_equal_google_pprof (shared corpus)",
+            "../shared is absent",
+        );
+        assert!(n >= 6);
+        return;
+    };
+    let corpus = shared.join("corpus");
+    let cases: &[(&str, &[&str], &str, &str)] = &[
+        (
+            "leak",
+            &[
+                "leak",
+                "leak.hprof.0001.heap",
+                "leak.hprof.0006.heap",
+                "leak.cc",
+            ],
+            "--base=leak.hprof.0001.heap --lib_prefix=. ./leak leak.hprof.0006.heap",
+            "top\ntop --cum\ntop -Pool\nlist Pool::make\nweb Session -make\ntext --lines\n",
+        ),
+        (
+            "heapv2",
+            &["sampler", "heap.prof", "sampler.cc"],
+            "--lib_prefix=. ./sampler heap.prof",
+            "top\ntop25 --cum\ntop --lines\nlist big_buffer\nweb -big_buffer\n",
+        ),
+        (
+            "cpu",
+            &[
+                "cpu-pie",
+                "libhot.so",
+                "libplugin.so",
+                "cpu-pie.prof",
+                "cpu.c",
+                "hot.c",
+            ],
+            "--lib_prefix=. ./cpu-pie cpu-pie.prof",
+            "top\ntop30 --cum\ntop -hot_crc32\nlist count_primes\ntop --lines\nweb fib\n",
+        ),
+    ];
+    for (case, files, args, transcript) in cases {
+        let src = corpus.join(case);
+        let link = Path::new("/tmp/rpprof-corpus").join(case);
+        if std::fs::symlink_metadata(&link).is_err() {
+            let _ = std::os::unix::fs::symlink(&src, &link);
+        }
+        let from = format!("/tmp/rpprof-corpus/{case}/");
+        let dir = private_copy(&src, files, &from, case);
+        let args: Vec<String> = args.split_whitespace().map(str::to_string).collect();
+        let extra = vec!["--pprof_quirks".to_string()];
+        live("google-pprof", &dir, &args, &extra, transcript, case);
+        let _ = std::fs::remove_dir_all(&dir);
+        n += 1;
+    }
+    assert!(n >= 9);
+}
+
+/// Runs a transcript on t-heap's third dump (with --pprof_quirks, as the references) and
+/// returns its standard output cut at each `Total:` line, and the standard error.
+fn t_heap(transcript: &str, extra: &[&str]) -> (Vec<String>, String) {
+    common::link_case("t-heap");
+    let dir = std::env::temp_dir().join(format!("rpprof-shell-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let tfile = dir.join(format!("t{}.in", transcript.len()));
+    std::fs::write(&tfile, transcript).unwrap();
+    let mut args: Vec<String> = vec!["--interactive".into(), "--pprof_quirks".into()];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args.extend(
+        ["--lib_prefix=.", "./theap", "theap.hprof.0003.heap"]
+            .iter()
+            .map(|s| s.to_string()),
+    );
+    let (out, err) = rpprof_piped(Path::new("/tmp/rpprof-corpus/t-heap"), &args, &tfile);
+    let mut blocks: Vec<String> = Vec::new();
+    for line in out.split_inclusive('\n') {
+        if line.starts_with("Total:") || blocks.is_empty() {
+            blocks.push(String::new());
+        }
+        if let Some(b) = blocks.last_mut() {
+            b.push_str(line);
+        }
+    }
+    (blocks, err)
+}
+
+/// The first `n` lines of what the command line prints for `args` on t-heap's third dump.
+fn cli_head(args: &[&str], n: usize) -> String {
+    let mut a = vec!["--pprof_quirks", "--lib_prefix=."];
+    a.extend_from_slice(args);
+    a.extend_from_slice(&["./theap", "theap.hprof.0003.heap"]);
+    let out = common::rpprof(Path::new("/tmp/rpprof-corpus/t-heap"), &a);
+    assert!(out.status.success(), "{a:?}");
+    String::from_utf8_lossy(&out.stdout)
+        .split_inclusive('\n')
+        .take(n)
+        .collect()
+}
+
+/// `block` (a `top` of the shell) is the beginning of what the command line prints for
+/// `args`: its `Total:` line and its first rows, at most `n` lines in all. (pprof's `topN`
+/// counts the entries whose values are all zero without printing them, so it may print
+/// fewer.)
+fn assert_begins(block: &str, args: &[&str], n: usize) {
+    let cli = cli_head(args, usize::MAX);
+    assert!(
+        cli.starts_with(block),
+        "{args:?}:\n{block}\nis not the beginning of\n{cli}"
+    );
+    let lines = block.lines().count();
+    assert!(
+        lines <= n && lines >= n.min(6),
+        "{args:?}: {lines} lines:\n{block}"
+    );
+}
+
+#[test]
+fn options_persist_and_give_the_command_line_reports() {
+    let (blocks, err) = t_heap(
+        "sample_index=alloc_space\ntop\n\
+         granularity=lines\ntop\n\
+         granularity=functions\nfocus=index::grow\ntop\n\
+         focus=\nbase=theap.hprof.0001.heap\ntop\n\
+         base=\nsample_index=inuse_objects\ncum=true\ntop25\n\
+         hide=std::\nshow_bytes=true\ntop\n",
+        &[],
+    );
+    assert_eq!(blocks.len(), 6, "{blocks:?}\n{err}");
+    assert_begins(&blocks[0], &["--text", "--alloc_space"], 11);
+    assert_begins(&blocks[1], &["--text", "--alloc_space", "--lines"], 11);
+    assert_begins(
+        &blocks[2],
+        &["--text", "--alloc_space", "--focus=index::grow"],
+        11,
+    );
+    assert_begins(
+        &blocks[3],
+        &["--text", "--alloc_space", "--base=theap.hprof.0001.heap"],
+        11,
+    );
+    assert_begins(&blocks[4], &["--text", "--inuse_objects", "--cum"], 26);
+    // hide= drops frames: no std:: line is left; show_bytes prints bytes.
+    assert!(!blocks[5].contains("std::"), "{}", blocks[5]);
+    assert!(blocks[5].starts_with("Total: "), "{}", blocks[5]);
+    assert!(
+        blocks[5].lines().next().unwrap().ends_with(" objects"),
+        "{}",
+        blocks[5]
+    );
+    assert!(err.contains("Subtracting theap.hprof.0001.heap"), "{err}");
+}
+
+#[test]
+fn top_honours_its_focus_words_unless_pprof_quirks() {
+    common::link_case("t-heap");
+    let dir = Path::new("/tmp/rpprof-corpus/t-heap");
+    let tfile = std::env::temp_dir().join(format!("rpprof-focus-{}.in", std::process::id()));
+    std::fs::write(&tfile, "top20 index::grow -Slab\n").unwrap();
+    let args = |quirks: bool| -> Vec<String> {
+        let mut a = vec!["--interactive".to_string()];
+        if quirks {
+            a.push("--pprof_quirks".into());
+        }
+        a.extend(
+            ["--lib_prefix=.", "./theap", "theap.hprof.0003.heap"]
+                .iter()
+                .map(|s| s.to_string()),
+        );
+        a
+    };
+    let (out, err) = rpprof_piped(dir, &args(false), &tfile);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with("Total: 2.8 MB"), "{out}");
+    assert!(
+        lines[1].starts_with("After focusing on 'index::grow': 0.3 MB of 2.8 ("),
+        "{out}"
+    );
+    assert!(lines[2].starts_with("After ignoring 'Slab': "), "{out}");
+    assert!(err.contains("Ignoring samples in call stacks that match 'Slab'"));
+    // The rows are those of --focus and --ignore on the command line.
+    let cli = common::rpprof(
+        dir,
+        &[
+            "--text",
+            "--focus=index::grow",
+            "--ignore=Slab",
+            "--lib_prefix=.",
+            "./theap",
+            "theap.hprof.0003.heap",
+        ],
+    );
+    let cli = String::from_utf8_lossy(&cli.stdout).into_owned();
+    let cli_rows: Vec<&str> = cli.lines().skip(1).collect();
+    assert!(!cli_rows.is_empty());
+    assert_eq!(&lines[3..], &cli_rows[..], "{out}\n{cli}");
+    // pprof reads the focus words of top and then ignores them.
+    let (quirks, _) = rpprof_piped(dir, &args(true), &tfile);
+    assert!(!quirks.contains("After focusing"), "{quirks}");
+    assert!(quirks.lines().count() > lines.len(), "{quirks}");
+}
+
+#[test]
+fn beyond_pprof_commands() {
+    let dir = std::env::temp_dir().join(format!("rpprof-shell-out-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let top_file = dir.join("top.txt");
+    let collapsed = dir.join("c.txt");
+    let flame = dir.join("f.svg");
+    let (blocks, err) = t_heap(
+        &format!(
+            "top15 >{}\ncollapsed > {}\nflame >{}\npeek index::grow\nsample_idx=alloc_space\n\
+             sample_index=contentions\ngranularity=pages\nlines\ntop3\nfunctions\n\
+             traces\nhelp peek\nhelp\nfoo\nlist\noptions\n",
+            top_file.display(),
+            collapsed.display(),
+            flame.display()
+        ),
+        &[],
+    );
+    // >file: the report in the file, nothing on standard output.
+    let top = std::fs::read_to_string(&top_file).unwrap();
+    assert_begins(&top, &["--text"], 16);
+    let c = std::fs::read_to_string(&collapsed).unwrap();
+    let cli = common::rpprof(
+        Path::new("/tmp/rpprof-corpus/t-heap"),
+        &[
+            "--pprof_quirks",
+            "--collapsed",
+            "--lib_prefix=.",
+            "./theap",
+            "theap.hprof.0003.heap",
+        ],
+    );
+    assert_eq!(c.as_bytes(), &cli.stdout[..]);
+    assert!(std::fs::read_to_string(&flame).unwrap().contains("<svg"));
+    let out: String = blocks.concat();
+    // peek: the callers and callees of index::grow (it calls itself).
+    assert!(out.contains("| tdata::index::grow\n"), "{out}");
+    assert!(out.contains("|   one_round\n"), "{out}");
+    // the lines shortcut and top3: three rows at line granularity.
+    let (lines, _) = t_heap(
+        "lines
+top3
+",
+        &[],
+    );
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert_eq!(lines[0].lines().count(), 4, "{}", lines[0]);
+    assert_begins(&lines[0], &["--text", "--lines"], 4);
+    // traces, after "functions": Go pprof's layout.
+    assert!(
+        out.contains("-----------+-------------------------------------------------------"),
+        "{out}"
+    );
+    for want in [
+        "did you mean sample_index?",
+        "sample_index=contentions: this heap profile has inuse_objects, inuse_space, alloc_objects, alloc_space",
+        "granularity=pages: say one of functions, lines, files, addresses",
+        "peek <regexp>",
+        "Unknown command: try 'help'.",
+        "list needs a regular expression",
+        "sample_index    = inuse_space",
+        "granularity     = functions",
+    ] {
+        assert!(err.contains(want), "{want:?} not in:\n{err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The line editor on a real terminal: typing, completion of a command and of a function
+/// name, history recall (also in a second session, from the history file), reverse search.
+#[test]
+fn terminal_editing_history_and_completion() {
+    common::link_case("t-heap");
+    let state = std::env::temp_dir().join(format!("rpprof-state-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&state);
+    std::fs::create_dir_all(&state).unwrap();
+    let session = |keys: &[&[u8]], waits: &[&str]| -> String {
+        let pty = Pty::open(false);
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_rpprof"));
+        cmd.args(["--lib_prefix=.", "./theap", "theap.hprof.0003.heap"])
+            .current_dir("/tmp/rpprof-corpus/t-heap")
+            .env("XDG_STATE_HOME", &state)
+            .env("TERM", "xterm")
+            .stdin(pty.stdio())
+            .stdout(pty.stdio())
+            .stderr(pty.stdio());
+        let screen = pty.reader();
+        let mut child = pty.spawn(&mut cmd);
+        let mut at = screen.wait_for(0, "(pprof) ");
+        for (k, w) in keys.iter().zip(waits) {
+            pty.type_keys(k);
+            at = screen.wait_for(at, w);
+        }
+        pty.type_keys(b"\x04");
+        let status = child.wait().unwrap();
+        assert!(status.success(), "{}", screen.text());
+        screen.text()
+    };
+    let text = session(
+        &[
+            b"top3\r",
+            b"lis\t",
+            b"tdata::index::g\t",
+            b"\r",
+            b"\x1b[A",
+            b"\x15",
+            b"\x12top",
+            b"\r",
+        ],
+        &[
+            "Total: 2.8 MB",
+            "list",
+            "tdata::index::grow",
+            "ROUTINE ======================",
+            "list tdata::index::grow",
+            "\x1b[K",
+            "top3",
+            "Total: 2.8 MB",
+        ],
+    );
+    assert!(
+        text.contains("ROUTINE ====================== tdata::index::grow"),
+        "{text}"
+    );
+    let history = std::fs::read_to_string(state.join("rpprof").join("history")).unwrap();
+    assert!(history.contains("top3"), "{history}");
+    assert!(history.contains("list tdata::index::grow"), "{history}");
+    // A second session recalls the first one's lines, the newest first.
+    let text = session(
+        &[b"\x1b[A", b"\x1b[A", b"\r"],
+        &["top3", "list tdata::index::grow", "ROUTINE"],
+    );
+    assert!(
+        text.contains("ROUTINE ====================== tdata::index::grow"),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&state);
+    let _ = std::io::stderr().flush();
+}
