@@ -34,7 +34,7 @@ the same bytes.",
 Examples:
   rpprof --text ./server heap.0003.heap
   rpprof --base=heap.0001.heap --text ./server heap.0005.heap
-  rpprof --collapsed ./server cpu.prof | flamegraph.pl > cpu.svg
+  rpprof --flame ./server cpu.prof > cpu.svg
   rpprof --text --lines ./server cpu.prof
   rpprof --text localhost:9002/pprof/heap
 
@@ -144,6 +144,10 @@ pub struct Args {
     /// Show addresses next to names
     #[arg(long = "show_addresses")]
     pub show_addresses: bool,
+    /// With --flame: full function names (arguments, template arguments) instead of the
+    /// short names of --text
+    #[arg(long = "full_names")]
+    pub full_names: bool,
     /// Do not drop a second CPU stack frame that is the same everywhere
     #[arg(long = "no-auto-signal-frm")]
     pub no_auto_signal_frm: bool,
@@ -574,6 +578,7 @@ impl Args {
             jeprof,
             debug: self.debug,
             pprof_quirks: self.pprof_quirks,
+            full_names: self.full_names,
             exit_after: true,
             tools: self
                 .tools

@@ -96,6 +96,8 @@ pub struct Options {
     /// `--pprof_quirks`: reproduce google-pprof's known mistakes, for byte-identical output
     /// (see README's differences table).
     pub pprof_quirks: bool,
+    /// `--full_names`: `--flame` draws full function names rather than short ones.
+    pub full_names: bool,
     /// `--tools` (or `$PPROF_TOOLS`): where `--disasm` finds objdump.
     pub tools: Option<String>,
     /// The process ends after the run (the command-line tool): the big tables are left
@@ -907,17 +909,20 @@ impl Ctx<'_> {
             }
         };
         let mut subtitle = format!("{what}, in {count_name}");
+        let mut title = format!("{program}: {}", name(view.profile));
         if let Some(b) = view.base {
+            title.push_str(&format!(" against {} (differential)", name(b)));
             subtitle.push_str(&format!(
                 "; differential against {}: red grew, blue shrank",
                 name(b)
             ));
         }
         flame::FlameOptions {
-            title: format!("{program}: {}", name(view.profile)),
+            title,
             subtitle,
             count_name: count_name.to_string(),
             memory: matches!(self.kind, Kind::Heap | Kind::Growth),
+            full_names: self.opts.full_names,
         }
     }
 
