@@ -153,7 +153,8 @@ pub struct Args {
     pub no_auto_signal_frm: bool,
     /// Reproduce google-pprof's known mistakes for byte-identical output: name inlined
     /// functions without a linkage name after their caller, print --stacks leak sites as
-    /// "unknown"
+    /// "unknown", name an address after the nearest symbol below it however far, leave the
+    /// program's short-form map line unread
     #[arg(long = "pprof_quirks")]
     pub pprof_quirks: bool,
     /// Where --disasm finds objdump: path prefixes and tool:path entries, comma separated

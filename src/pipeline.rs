@@ -252,6 +252,7 @@ fn symbol_options(opts: &Options, jeprof: bool, address_width: usize) -> symboli
         jeprof,
         address_width,
         binutils_inline_names: opts.pprof_quirks,
+        nearest_symbol: opts.pprof_quirks,
     }
 }
 
@@ -776,6 +777,7 @@ impl Ctx<'_> {
     ) -> Result<()> {
         let total = stacks.total();
         let st = self.filtered(stacks, notes);
+        notes.extend(graph::unnamed_share_note(&st, self.symbols));
         let topts = self.topts;
         let w = self.gopts.address_width;
         match self.opts.mode {
