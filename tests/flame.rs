@@ -149,10 +149,7 @@ fn flame_graph_uses_short_names_unless_asked_for_full_ones() {
     let short = titles(&flame(&dir, &args));
     let names: Vec<&str> = short.iter().map(|t| frame_name(t)).collect();
     // make_record(std::size_t, ...) and vector<...>::push_back(...) in full; short here.
-    assert!(
-        names.contains(&"tdata::store::make_record"),
-        "{names:?}"
-    );
+    assert!(names.contains(&"tdata::store::make_record"), "{names:?}");
     assert!(
         names.contains(&"std::vector::push_back (inline)"),
         "{names:?}"
@@ -202,7 +199,9 @@ fn differential_flame_graph_with_base() {
     assert!(text.contains("differential against theap.hprof.0001.heap"));
     // The title says it too (issue 17).
     assert!(
-        text.contains(">theap: theap.hprof.0003.heap against theap.hprof.0001.heap (differential)<"),
+        text.contains(
+            ">theap: theap.hprof.0003.heap against theap.hprof.0001.heap (differential)<"
+        ),
         "{}",
         &text[..text.len().min(3000)]
     );
@@ -249,6 +248,9 @@ fn help_example_uses_flame() {
     let out = common::rpprof(&common::root(), &["--help"]);
     assert!(out.status.success());
     let help = String::from_utf8_lossy(&out.stdout);
-    assert!(help.contains("rpprof --flame ./server cpu.prof > cpu.svg"), "{help}");
+    assert!(
+        help.contains("rpprof --flame ./server cpu.prof > cpu.svg"),
+        "{help}"
+    );
     assert!(!help.contains("flamegraph.pl"), "{help}");
 }
