@@ -34,7 +34,7 @@ the same bytes.",
 Examples:
   rpprof --text ./server heap.0003.heap
   rpprof --base=heap.0001.heap --text ./server heap.0005.heap
-  rpprof --collapsed ./server cpu.prof | flamegraph.pl > cpu.svg
+  rpprof --flame ./server cpu.prof > cpu.svg
   rpprof --text --lines ./server cpu.prof
   rpprof --text localhost:9002/pprof/heap
 
@@ -148,12 +148,17 @@ pub struct Args {
     /// Show addresses next to names
     #[arg(long = "show_addresses")]
     pub show_addresses: bool,
+    /// With --flame: full function names (arguments, template arguments) instead of the
+    /// short names of --text
+    #[arg(long = "full_names")]
+    pub full_names: bool,
     /// Do not drop a second CPU stack frame that is the same everywhere
     #[arg(long = "no-auto-signal-frm")]
     pub no_auto_signal_frm: bool,
     /// Reproduce google-pprof's known mistakes for byte-identical output: name inlined
     /// functions without a linkage name after their caller, print --stacks leak sites as
-    /// "unknown"
+    /// "unknown", name an address after the nearest symbol below it however far, leave the
+    /// program's short-form map line unread
     #[arg(long = "pprof_quirks")]
     pub pprof_quirks: bool,
     /// Where --disasm finds objdump: path prefixes and tool:path entries, comma separated
@@ -598,6 +603,7 @@ impl Args {
             jeprof,
             debug: self.debug,
             pprof_quirks: self.pprof_quirks,
+            full_names: self.full_names,
             exit_after: true,
             tools: self
                 .tools

@@ -324,6 +324,7 @@ pub fn uninteresting(
         }
     }
     // The addresses to drop: few, so checking each frame against them is cheap.
+    let heap = matches!(kind, Kind::Heap | Kind::Growth);
     if !skip.is_empty() || skip_re.is_some() {
         trim.skipped = symbols
             .iter()
@@ -331,12 +332,47 @@ pub fn uninteresting(
                 frames.first().is_some_and(|f| {
                     skip.contains(&*f.short)
                         || skip_re.as_ref().is_some_and(|r| r.is_match(&f.short))
+                        || (heap && in_allocator_library(&f.short))
                 })
             })
             .map(|(a, _)| a)
             .collect();
     }
     (stacks, trim)
+}
+
+/// True for a frame that no symbol names inside an allocator's library (jemalloc, tcmalloc):
+/// `libjemalloc.so.2+0xa2630`. Such libraries are stripped to their exported functions; the
+/// frames between the exported entry point and the profiler (jemalloc's `prof_backtrace`,
+/// the `newImpl` that `operator new` jumps to) are allocator frames, dropped from heap stacks
+/// as pprof drops the named ones. (pprof named them after some exported function nearby,
+/// which dropped them when that happened to be `malloc` and charged the whole profile to
+/// them when it was, say, `malloc_usable_size`.)
+pub fn in_allocator_library(name: &str) -> bool {
+    crate::symbolize::local::is_outside_name(name)
+        && (name.starts_with("libjemalloc") || name.starts_with("libtcmalloc"))
+}
+
+/// When a large share (a tenth or more) of the total is in leaf frames without a name
+/// ([`crate::symbolize::is_unnamed`]), a note saying how much; the warnings of the
+/// symbolizer say why. `stacks` are those a report shows (after frame removal and
+/// `--focus`/`--ignore`).
+pub fn unnamed_share_note(stacks: &Stacks, symbols: &SymbolTable) -> Option<String> {
+    let (mut unnamed, mut total) = (0.0f64, 0.0f64);
+    for (k, v) in &stacks.map {
+        total += v.abs();
+        let leaf = k.first().copied();
+        if leaf.is_none_or(|a| symbols.get(a).is_none_or(crate::symbolize::is_unnamed)) {
+            unnamed += v.abs();
+        }
+    }
+    if total <= 0.0 || unnamed / total < 0.1 {
+        return None;
+    }
+    Some(format!(
+        "Warning: {:.1}% of the total is in functions without a name (printed as addresses); the warnings above say why",
+        100.0 * unnamed / total
+    ))
 }
 
 /// pprof's `RemoveUninterestingFrames`: drops allocator frames from heap stacks, lock

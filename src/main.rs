@@ -55,8 +55,22 @@ fn main() -> ExitCode {
         ..
     }) = args
     {
-        clap_complete::generate(shell, &mut cli::command(), "rpprof", &mut stdout.lock());
-        return ExitCode::SUCCESS;
+        // clap_complete panics when a write fails: the script is written here instead, and a
+        // reader that went away (`rpprof --completions bash | head`) ends the run quietly.
+        let mut script = Vec::new();
+        clap_complete::generate(shell, &mut cli::command(), "rpprof", &mut script);
+        let mut out = stdout.lock();
+        return match out.write_all(&script).and_then(|()| out.flush()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+            Err(e) => {
+                let _ = writeln!(
+                    stderr.lock(),
+                    "rpprof: cannot write the completion script: {e}"
+                );
+                ExitCode::from(2)
+            }
+        };
     }
     let result = args.and_then(|args| {
         let shell = args.no_mode() && std::io::IsTerminal::is_terminal(&std::io::stdout());

@@ -70,6 +70,8 @@ pub struct Options {
     /// `--pprof_quirks`: reproduce google-pprof's known mistakes, for byte-identical output
     /// (see README's differences table).
     pub pprof_quirks: bool,
+    /// `--full_names`: `--flame` draws full function names rather than short ones.
+    pub full_names: bool,
     /// `--tools` (or `$PPROF_TOOLS`): where `--disasm` finds objdump.
     pub tools: Option<String>,
     /// The process ends after the run (the command-line tool): the big tables are left
@@ -125,6 +127,7 @@ impl Options {
             exclude: self.exclude.clone(),
             routines: self.routines.clone(),
             pprof_quirks: self.pprof_quirks,
+            full_names: self.full_names,
             tools: self.tools.clone(),
             graph: self.graph.clone(),
             limit: None,

@@ -111,6 +111,7 @@ impl LoadOptions {
             jeprof: self.jeprof,
             address_width,
             binutils_inline_names: self.pprof_quirks,
+            nearest_symbol: self.pprof_quirks,
         }
     }
 }

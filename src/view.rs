@@ -104,6 +104,8 @@ pub struct View {
     pub routines: Option<String>,
     /// `--pprof_quirks`: reproduce google-pprof's known mistakes.
     pub pprof_quirks: bool,
+    /// `--full_names`: `--flame` draws full function names rather than short ones.
+    pub full_names: bool,
     /// `--tools` (or `$PPROF_TOOLS`): where `--disasm` finds objdump.
     pub tools: Option<String>,
     /// Call graph options.
@@ -452,8 +454,10 @@ impl View {
                 if want == "*" || want.parse::<u64>().ok() == Some(*t) {
                     let st = stacks_of(samples, index);
                     let total = st.total();
+                    let stacks = ctx.trim(st, &mut notes);
+                    notes.extend(graph::unnamed_share_note(&stacks, &s.symbols));
                     let trimmed = Trimmed {
-                        stacks: ctx.trim(st, &mut notes),
+                        stacks,
                         total,
                         notes: Vec::new(),
                         ids: OnceLock::new(),
@@ -764,6 +768,7 @@ impl Ctx<'_> {
             let total = merged.total();
             let mut notes = Vec::new();
             let stacks = self.trim(merged, &mut notes);
+            notes.extend(graph::unnamed_share_note(&stacks, &s.symbols));
             Trimmed {
                 stacks,
                 total,
@@ -771,12 +776,26 @@ impl Ctx<'_> {
                 ids: OnceLock::new(),
             }
         };
+        // The notes are said once: when the stacks are made (a session that keeps them, the
+        // shell, says them at its first report, as pprof says them once).
+        let mut made = false;
         let t = if s.cache_views {
-            cached(s, |c| &mut c.trimmed, &key, make)
+            cached(
+                s,
+                |c| &mut c.trimmed,
+                &key,
+                || {
+                    made = true;
+                    make()
+                },
+            )
         } else {
+            made = true;
             Arc::new(make())
         };
-        notes.extend(t.notes.iter().cloned());
+        if made {
+            notes.extend(t.notes.iter().cloned());
+        }
         t
     }
 
@@ -882,17 +901,20 @@ impl Ctx<'_> {
             }
         };
         let mut subtitle = format!("{what}, in {count_name}");
+        let mut title = format!("{program}: {}", file_name(labels.profile));
         if let Some(b) = labels.base {
+            title.push_str(&format!(" against {} (differential)", file_name(b)));
             subtitle.push_str(&format!(
                 "; differential against {}: red grew, blue shrank",
                 file_name(b)
             ));
         }
         flame::FlameOptions {
-            title: format!("{program}: {}", file_name(labels.profile)),
+            title,
             subtitle,
             count_name: count_name.to_string(),
             memory: matches!(self.kind, Kind::Heap | Kind::Growth),
+            full_names: self.view.full_names,
         }
     }
 

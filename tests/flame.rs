@@ -130,14 +130,48 @@ fn heap_flame_graph_names_the_biggest_allocators() {
     let t = titles(&svg);
     assert!(String::from_utf8_lossy(&svg).contains(">theap: theap.hprof.0003.heap<"));
     assert!(t.iter().any(|t| t.contains(" bytes, ")), "no byte counts");
-    // --text shortens names; the flame graph has them in full, which start the same.
-    let names: Vec<String> = top(&dir, &args, 3)
-        .into_iter()
-        .map(|n| n.split('(').next().unwrap_or("").to_string())
-        .collect();
-    assert_names(&t, &names);
+    assert_names(&t, &top(&dir, &args, 3));
     // Deterministic: the same input draws the same bytes.
     assert_eq!(svg, flame(&dir, &args));
+}
+
+/// The name of a frame in an inferno tooltip: `name (N bytes, P%)`.
+fn frame_name(title: &str) -> &str {
+    title.rsplit_once(" (").map_or(title, |(n, _)| n)
+}
+
+/// Issue 17: C++ frames carry --text's short names by default (whole signatures made the
+/// graph unreadable); --full_names gives the signatures.
+#[test]
+fn flame_graph_uses_short_names_unless_asked_for_full_ones() {
+    let dir = case("t-heap");
+    let args = ["./theap", "theap.hprof.0003.heap"];
+    let short = titles(&flame(&dir, &args));
+    let names: Vec<&str> = short.iter().map(|t| frame_name(t)).collect();
+    // make_record(std::size_t, ...) and vector<...>::push_back(...) in full; short here.
+    assert!(names.contains(&"tdata::store::make_record"), "{names:?}");
+    assert!(
+        names.contains(&"std::vector::push_back (inline)"),
+        "{names:?}"
+    );
+    assert!(
+        !names.iter().any(|n| n.contains("std::allocator<")),
+        "a signature in the default graph: {names:?}"
+    );
+    let mut full_args = vec!["--full_names"];
+    full_args.extend(args);
+    let full = titles(&flame(&dir, &full_args));
+    let full_names: Vec<&str> = full.iter().map(|t| frame_name(t)).collect();
+    assert!(
+        full_names
+            .iter()
+            .any(|n| n.starts_with("tdata::store::make_record(")),
+        "{full_names:?}"
+    );
+    assert!(
+        full_names.iter().any(|n| n.contains("std::allocator<")),
+        "{full_names:?}"
+    );
 }
 
 #[test]
@@ -163,6 +197,14 @@ fn differential_flame_graph_with_base() {
     );
     let text = String::from_utf8_lossy(&svg);
     assert!(text.contains("differential against theap.hprof.0001.heap"));
+    // The title says it too (issue 17).
+    assert!(
+        text.contains(
+            ">theap: theap.hprof.0003.heap against theap.hprof.0001.heap (differential)<"
+        ),
+        "{}",
+        &text[..text.len().min(3000)]
+    );
     // inferno's differential tooltips carry the change in percent after a semicolon.
     let t = titles(&svg);
     assert!(
@@ -198,4 +240,17 @@ fn collapsed_output_feeds_inferno() {
     inferno::flamegraph::from_reader(&mut opts, &out.stdout[..], &mut svg).unwrap();
     let t = titles(&svg);
     assert_names(&t, &top(&dir, &["./tcpu-pie", "tcpu-pie.prof"], 3));
+}
+
+/// `--help`'s example draws a flame graph with rpprof itself, not with an external script.
+#[test]
+fn help_example_uses_flame() {
+    let out = common::rpprof(&common::root(), &["--help"]);
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        help.contains("rpprof --flame ./server cpu.prof > cpu.svg"),
+        "{help}"
+    );
+    assert!(!help.contains("flamegraph.pl"), "{help}");
 }

@@ -173,6 +173,22 @@ fn truncated_map_line_is_a_warning() {
     );
 }
 
+/// A heap profile cut in the middle of a line (issue 17): the records before it are read, the
+/// cut line is left out, and a warning gives the line and byte of the cut.
+#[test]
+fn a_cut_last_line_is_left_out_with_a_warning() {
+    let p =
+        parse(b"heap profile: 1: 8 [1: 8] @ heapprofile\n1: 8 [1: 8] @ 0x1\n1: 8 [1: ").unwrap();
+    assert_eq!(p.samples.len(), 1);
+    assert!(
+        p.notes
+            .iter()
+            .any(|n| n.contains("test.prof:3: the profile is cut short at byte 67")),
+        "{:?}",
+        p.notes
+    );
+}
+
 #[test]
 fn errors_name_file_and_place() {
     let cases: Vec<(&str, Vec<u8>, &str)> = vec![
@@ -186,11 +202,6 @@ fn errors_name_file_and_place() {
             "bad sample",
             b"heap profile: 1: 8 [1: 8] @ heapprofile\n1x: 8 [1: 8] @ 0x1\n".to_vec(),
             "test.prof:2: bad sample line",
-        ),
-        (
-            "truncated sample",
-            b"heap profile: 1: 8 [1: 8] @ heapprofile\n1: 8 [1: ".to_vec(),
-            "test.prof:2: truncated sample line",
         ),
         (
             "bad address",
@@ -315,13 +326,22 @@ fn truncation_at_every_offset_never_panics() {
     }
 }
 
+/// A CPU profile cut inside a record (issue 17: the process was killed, the disk filled) is
+/// read up to the last complete record, with a warning giving the byte of the cut.
 #[test]
-fn truncated_cpu_records_are_errors_with_offsets() {
+fn truncated_cpu_records_are_warnings_with_offsets() {
     let data = make::cpu64();
     // Cut inside the first record (after the 40-byte header).
     for cut in [44, 48, 52, 60] {
-        let e = parse(&data[..cut]).expect_err("truncated");
-        assert!(e.to_string().starts_with("test.prof: byte "), "{cut}: {e}");
+        let p = parse(&data[..cut]).expect("complete records before the cut");
+        assert!(p.samples.is_empty(), "{cut}");
+        assert!(
+            p.notes
+                .iter()
+                .any(|n| n.starts_with("Warning: test.prof: byte 40: the CPU profile is cut short")),
+            "{cut}: {:?}",
+            p.notes
+        );
     }
 }
 

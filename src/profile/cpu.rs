@@ -131,15 +131,14 @@ pub fn parse(file: &[u8], pos: usize, path: &Path, adjust: bool) -> Result<Profi
     p.address_width = if word == 4 { 8 } else { 16 };
     let n_words = w.len();
     let mut ended = false;
+    // Where the file ends inside a record, and how.
+    let mut cut: Option<(u64, String)> = None;
     while i < n_words {
         let rec = i;
         let count = w.get(i).unwrap_or(0);
         let Some(depth) = w.get(i + 1) else {
-            return Err(Error::format(
-                path,
-                Location::Byte(w.offset(rec)),
-                "truncated CPU profile: a record is cut after its count",
-            ));
+            cut = Some((w.offset(rec), "after its count".to_string()));
+            break;
         };
         if depth > MAX_DEPTH {
             return Err(Error::format(
@@ -157,14 +156,26 @@ pub fn parse(file: &[u8], pos: usize, path: &Path, adjust: bool) -> Result<Profi
             break;
         }
         if i + depth > n_words {
-            return Err(Error::format(
-                path,
-                Location::Byte(w.offset(rec)),
+            // A profiler writes stacks of at most a few hundred frames: a longer record that
+            // runs past the end is damage, not a cut.
+            if depth > 1024 {
+                return Err(Error::format(
+                    path,
+                    Location::Byte(w.offset(rec)),
+                    format!(
+                        "bad CPU record: depth {depth}, but the file ends {} addresses later",
+                        n_words - i
+                    ),
+                ));
+            }
+            cut = Some((
+                w.offset(rec),
                 format!(
-                    "truncated CPU profile: a record of depth {depth} is cut after {} of its addresses",
+                    "a record of depth {depth} is cut after {} of its addresses",
                     n_words - i
                 ),
             ));
+            break;
         }
         let mut stack = Vec::with_capacity(depth);
         for j in 0..depth {
@@ -192,17 +203,25 @@ pub fn parse(file: &[u8], pos: usize, path: &Path, adjust: bool) -> Result<Profi
         maps::read_text(&data[tail..], path, &mut p);
     } else {
         let rem = data.len() % word;
-        if rem != 0 {
-            return Err(Error::format(
-                path,
-                Location::Byte((pos + data.len() - rem) as u64),
-                format!("truncated CPU profile: {rem} stray bytes at the end"),
+        if cut.is_none() && rem != 0 {
+            cut = Some((
+                (pos + data.len() - rem) as u64,
+                format!("{rem} bytes of a word"),
             ));
         }
-        p.notes.push(format!(
-            "Warning: {}: the CPU profile has no end-of-data marker; it may be incomplete",
-            path.display()
-        ));
+        match cut {
+            // The process was killed, or ran out of disk, while the profiler wrote: the
+            // records before the cut are whole.
+            Some((at, how)) => p.notes.push(format!(
+                "Warning: {}: byte {at}: the CPU profile is cut short ({how}; the process was killed or the disk filled while the profiler wrote it): the {} complete records before it are read; there is no end-of-data record and no memory map",
+                path.display(),
+                p.samples.len()
+            )),
+            None => p.notes.push(format!(
+                "Warning: {}: the CPU profile has no end-of-data marker (the profiler writes it, and the memory map, at ProfilerStop or exit: the process was killed?); the records read may be incomplete",
+                path.display()
+            )),
+        }
     }
     Ok(p)
 }

@@ -211,6 +211,12 @@ pub fn parse_text(lines: &mut Lines<'_>, header: &Header<'_>, path: &Path) -> Re
         if t.is_empty() || t.starts_with(b"#") {
             continue;
         }
+        if !l.terminated {
+            // The file ends in the middle of this line: what it holds cannot be trusted
+            // (an address cut short is another address).
+            cut_short(&mut p, path, &l);
+            break;
+        }
         let Some(c) = sample_re().captures(t) else {
             let what = if l.terminated {
                 "bad sample line"
@@ -241,6 +247,19 @@ pub fn parse_text(lines: &mut Lines<'_>, header: &Header<'_>, path: &Path) -> Re
         });
     }
     Ok(p)
+}
+
+/// A text profile whose last line has no line end: the file was cut there (the process was
+/// killed while writing it, or the disk filled). The records before that line are kept; the
+/// line is left out, with a warning giving where the cut is.
+fn cut_short(p: &mut Profile, path: &Path, l: &Line<'_>) {
+    p.notes.push(format!(
+        "Warning: {}:{}: the profile is cut short at byte {} (the process was killed while writing it, or the disk filled): the {} complete records before that line are read, the cut line is left out, and there is no memory map",
+        path.display(),
+        l.number,
+        l.offset + l.text.len(),
+        p.samples.len()
+    ));
 }
 
 /// Reads jemalloc's threaded heap profile (first line `heap_v2/<rate>`), as jeprof does.
@@ -279,6 +298,10 @@ pub fn parse_jemalloc(lines: &mut Lines<'_>, header: &Header<'_>, path: &Path) -
         let t = l.text.trim_ascii();
         if t.is_empty() {
             continue;
+        }
+        if !l.terminated {
+            cut_short(&mut p, path, &l);
+            break;
         }
         if let Some(rest) = t.strip_prefix(b"@") {
             stack = Some(parse_stack(rest, path, l.number, header.adjust)?);

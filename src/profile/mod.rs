@@ -245,7 +245,7 @@ pub fn parse(data: &[u8], path: &Path) -> Result<Profile> {
         return Err(Error::format(
             path,
             Location::None,
-            "empty file: not a profile",
+            "empty file: not a profile (the CPU profiler writes its file when it stops, at ProfilerStop or when the program exits: a program still running, or killed, leaves it empty)",
         ));
     }
     if !is_print(data[0]) {

@@ -32,8 +32,18 @@ pub fn untagged(full: &str) -> &str {
     full
 }
 
+/// How frames are named in the lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Names {
+    /// pprof's `--collapsed`: full names, inlined frames marked `[inline]`.
+    Full,
+    /// `--text`'s short names (no arguments, no template arguments), inlined frames marked
+    /// ` (inline)`: what `--flame` draws unless asked for full names.
+    Short,
+}
+
 /// pprof's `ExtractSymbolNameInlineStack`: the names at one address, innermost first.
-fn names_at(symbols: &SymbolTable, a: u64, width: usize, out: &mut Vec<String>) {
+fn names_at(symbols: &SymbolTable, a: u64, width: usize, how: Names, out: &mut Vec<String>) {
     match symbols.get(a) {
         Some(frames) => {
             for (i, f) in frames.iter().enumerate().rev() {
@@ -44,10 +54,16 @@ fn names_at(symbols: &SymbolTable, a: u64, width: usize, out: &mut Vec<String>) 
                 };
                 let name = if &*f.function == "??" {
                     file
+                } else if how == Names::Short {
+                    &f.short
                 } else {
                     untagged(&f.function)
                 };
-                let suffix = if i == 0 { "" } else { "[inline]" };
+                let suffix = match (i, how) {
+                    (0, _) => "",
+                    (_, Names::Full) => "[inline]",
+                    (_, Names::Short) => " (inline)",
+                };
                 out.push(format!("{name}{suffix}"));
             }
         }
@@ -59,12 +75,22 @@ fn names_at(symbols: &SymbolTable, a: u64, width: usize, out: &mut Vec<String>) 
 /// of different addresses can give the same text (two call sites in one function); they
 /// stay separate lines, as pprof prints them.
 pub fn lines(stacks: &Stacks, symbols: &SymbolTable, width: usize) -> Vec<(String, f64)> {
+    lines_named(stacks, symbols, width, Names::Full)
+}
+
+/// [`lines`], with frames named as `how` says.
+pub fn lines_named(
+    stacks: &Stacks,
+    symbols: &SymbolTable,
+    width: usize,
+    how: Names,
+) -> Vec<(String, f64)> {
     let mut lines: Vec<(String, f64)> = Vec::with_capacity(stacks.map.len());
     let mut names: Vec<String> = Vec::new();
     for (stack, &v) in &stacks.map {
         names.clear();
         for &a in stack {
-            names_at(symbols, a, width, &mut names);
+            names_at(symbols, a, width, how, &mut names);
         }
         names.reverse();
         lines.push((names.join(";"), v));

@@ -1,6 +1,9 @@
 //! `--flame`: an SVG flame graph, drawn by inferno from the `--collapsed` stacks (pprof never
 //! had one; users piped `--collapsed` into FlameGraph's `flamegraph.pl`).
 //!
+//! Frames are named as `--text` names them (short names: no argument lists, no template
+//! arguments, which fill whole frames in C++), or in full with `--full_names`.
+//!
 //! With `--base`, a differential flame graph: each stack's base and profile values are given
 //! to inferno as `stack before after`, so frame widths are the profile's values and the colour
 //! says what grew (red) and what shrank (blue), as in FlameGraph's `difffolded.pl`.
@@ -15,7 +18,7 @@ use std::io::{self, Write};
 use inferno::flamegraph::{self, Palette, color::BasicPalette};
 
 use crate::graph::Stacks;
-use crate::report::collapsed;
+use crate::report::collapsed::{self, Names};
 use crate::symbolize::SymbolTable;
 
 /// What the graph is of, for its title and labels.
@@ -29,6 +32,9 @@ pub struct FlameOptions {
     pub count_name: String,
     /// A memory profile: inferno's memory palette instead of the CPU one.
     pub memory: bool,
+    /// Full function names (arguments, template arguments) instead of `--text`'s short ones
+    /// (`--full_names`).
+    pub full_names: bool,
 }
 
 /// Why no graph was drawn.
@@ -47,14 +53,16 @@ fn count(v: f64) -> Option<u64> {
     (t >= 1.0).then_some(t as u64)
 }
 
-/// The folded lines inferno reads: `stack value`, or `stack before after` with a base.
+/// The folded lines inferno reads: `stack value`, or `stack before after` with a base;
+/// frames named as `names` says.
 pub fn folded(
     stacks: &Stacks,
     base: Option<&Stacks>,
     symbols: &SymbolTable,
     width: usize,
+    names: Names,
 ) -> Vec<String> {
-    let now = collapsed::lines(stacks, symbols, width);
+    let now = collapsed::lines_named(stacks, symbols, width, names);
     match base {
         None => now
             .into_iter()
@@ -63,7 +71,7 @@ pub fn folded(
         Some(base) => {
             // Stacks of different addresses with the same names are summed per side.
             let mut both: BTreeMap<String, (f64, f64)> = BTreeMap::new();
-            for (s, v) in collapsed::lines(base, symbols, width) {
+            for (s, v) in collapsed::lines_named(base, symbols, width, names) {
                 both.entry(s).or_default().0 += v;
             }
             for (s, v) in now {
@@ -87,7 +95,12 @@ pub fn write(
     width: usize,
     fo: &FlameOptions,
 ) -> Result<(), FlameError> {
-    let lines = folded(stacks, base, symbols, width);
+    let names = if fo.full_names {
+        Names::Full
+    } else {
+        Names::Short
+    };
+    let lines = folded(stacks, base, symbols, width, names);
     if lines.is_empty() {
         return Err(FlameError::Empty);
     }

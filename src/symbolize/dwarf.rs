@@ -270,7 +270,10 @@ pub fn load(
     let (file, map, debug) = if elf.has_dwarf() {
         (elf.path.clone(), elf.data.clone(), None)
     } else {
-        let path = find_debug_file(elf)?;
+        let Some(path) = find_debug_file(elf) else {
+            warn_mismatched_debug_file(elf, warnings);
+            return None;
+        };
         match Elf::open(&path) {
             Ok(dbg) if dbg.has_dwarf() => (path, dbg.data.clone(), Some(dbg)),
             Ok(_) => return None,
@@ -324,6 +327,33 @@ pub fn find_debug_file(elf: &Elf) -> Option<PathBuf> {
     let rel = dir.strip_prefix("/").unwrap_or(dir);
     candidates.push(Path::new(DEBUGDIR).join(rel).join(name));
     candidates.into_iter().find(|c| crc_matches(c, *crc))
+}
+
+/// A `.gnu_debuglink` file that is there but belongs to another build (its CRC differs):
+/// binutils and rpprof do not use it; say so, since the names it would give are missing.
+fn warn_mismatched_debug_file(elf: &Elf, warnings: &mut Vec<String>) {
+    let Some((name, _)) = elf.debuglink.as_ref() else {
+        return;
+    };
+    let real = std::fs::canonicalize(&elf.path).unwrap_or_else(|_| elf.path.clone());
+    let dir = real.parent().unwrap_or(Path::new("/"));
+    let name = name.strip_prefix("/").unwrap_or(name);
+    let rel = dir.strip_prefix("/").unwrap_or(dir);
+    let candidates = [
+        dir.join(name),
+        dir.join(".debug").join(name),
+        Path::new("/usr/lib/debug").join(rel).join(name),
+    ];
+    if let Some(c) = candidates
+        .iter()
+        .find(|c| std::fs::metadata(c).is_ok_and(|m| m.is_file()))
+    {
+        warnings.push(format!(
+            "Warning: {}: its debug file {} is from another build (the checksum in its .gnu_debuglink differs), so it is not used; find the debug file of this build",
+            elf.path.display(),
+            c.display()
+        ));
+    }
 }
 
 fn crc_matches(path: &Path, crc: u32) -> bool {

@@ -21,6 +21,7 @@ use std::sync::{Arc, OnceLock};
 use regex::Regex;
 
 use super::elf::{Elf, OpenError};
+use super::extent::Unwind;
 use super::lookup::{A2lFrame, Addr2Line, DwarfSource};
 use super::names::short_name;
 use super::nm::NmTable;
@@ -115,11 +116,17 @@ impl Local {
             &MAIN,
             r"(?i)^([a-f0-9]+)-([a-f0-9]+)\s+..x.\s+([a-f0-9]+)\s+\S+:\S+\s+\d+\s+(\S+)$",
         );
+        static SHORT_ANY: OnceLock<Regex> = OnceLock::new();
+        let short_any = re(&SHORT_ANY, r"(?i)^\s*([a-f0-9]+)-([a-f0-9]+):\s*(\S+)\s*$");
+        self.find_mistyped_program(warnings);
         let prog_abs = std::fs::canonicalize(&self.prog).ok();
         let prog_name = self.prog.file_name().map(|n| n.to_os_string());
         let hex = |s: &str| u64::from_str_radix(s, 16).unwrap_or(0);
         let mut libs = Vec::new();
         let mut main_lines: Vec<(u64, u64, u64, String)> = Vec::new();
+        // The program's lines in the short form (no offset: the line starts at the file's
+        // first byte), and whether they were used.
+        let mut short_main: Vec<(u64, u64, u64, String)> = Vec::new();
         let mut candidates: Vec<(u64, u64, u64, String)> = Vec::new();
         // Executable files mapped that are neither the program nor a library.
         let mut others: Vec<String> = Vec::new();
@@ -157,6 +164,16 @@ impl Local {
                     },
                     exact: false,
                 });
+            } else if let Some(c) = short_any.captures(l) {
+                // gperftools' short form names the program too; pprof reads only its
+                // libraries (`.so`), so the program's addresses are looked up unrelocated.
+                let p = Path::new(&c[3]);
+                let same = p == self.prog
+                    || (prog_abs.is_some() && std::fs::canonicalize(p).ok() == prog_abs)
+                    || (prog_name.is_some() && p.file_name() == prog_name.as_deref());
+                if same {
+                    short_main.push((hex(&c[1]), hex(&c[2]), 0, c[3].to_string()));
+                }
             } else if let Some(c) = main.captures(l) {
                 let entry = (hex(&c[1]), hex(&c[2]), hex(&c[3]), c[4].to_string());
                 let p = Path::new(&c[4]);
@@ -198,6 +215,23 @@ impl Local {
                 exact: true,
             });
         }
+        if let Some((_, _, _, recorded)) = short_main.first() {
+            if self.opts.nearest_symbol {
+                warnings.push(format!(
+                    "Warning: the profile maps the program {recorded} in the short \"start-end: path\" form, which google-pprof does not read for the program (--pprof_quirks): its addresses print as hex; without --pprof_quirks rpprof reads it"
+                ));
+            } else {
+                for (start, finish, offset, _) in short_main {
+                    libs.push(Lib {
+                        path: self.prog.clone(),
+                        start,
+                        finish,
+                        translate: Translate::Mapped { start, offset },
+                        exact: false,
+                    });
+                }
+            }
+        }
         for d in deleted {
             warnings.push(format!(
                 "Warning: the profile maps {d} (deleted); using the file now at that path, which may not be the one that ran"
@@ -226,6 +260,54 @@ impl Local {
             exact: false,
         });
         libs
+    }
+
+    /// A program argument that does not exist while the memory map names an executable file
+    /// that does (`./serverr` for `./server`): that file is used in its place, with a
+    /// warning. (pprof stops: "... does not exist"; rpprof used to print every frame of the
+    /// program in hex and exit 0.)
+    fn find_mistyped_program(&mut self, warnings: &mut Vec<String>) {
+        if self.prog.exists() {
+            return;
+        }
+        let mapped = self.mappings.iter().find(|m| {
+            m.path.starts_with('/')
+                && m.executable()
+                && !m.path.contains(".so")
+                && !m.path.ends_with(" (deleted)")
+                && Path::new(&m.path).is_file()
+        });
+        if let Some(m) = mapped {
+            warnings.push(format!(
+                "Warning: {}: No such file; using {}, the program the profile maps",
+                self.prog.display(),
+                m.path
+            ));
+            self.prog = PathBuf::from(&m.path);
+        }
+    }
+
+    /// The paths [`Local::find_library`] tries for `file`, in order (for the warning when
+    /// none exists).
+    fn library_candidates(&self, file: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut suffix = file;
+        if !self.opts.lib_prefix.is_empty() {
+            loop {
+                for prefix in &self.opts.lib_prefix {
+                    out.push(format!("{}{}", prefix.trim_end_matches('/'), suffix));
+                }
+                let rest = suffix
+                    .strip_prefix('/')
+                    .and_then(|r| r.find('/').map(|i| &r[i..]));
+                match rest {
+                    Some(r) => suffix = r,
+                    None => break,
+                }
+            }
+        }
+        out.push(file.to_string());
+        out
     }
 
     /// pprof's `FindLibrary`: the first `prefix + suffix` that exists, trying each suffix of
@@ -320,6 +402,7 @@ impl Local {
         let keep = self.opts.keep_templates;
         let jeprof = self.opts.jeprof;
         let w = self.opts.address_width;
+        let nearest_symbol = self.opts.nearest_symbol;
         let Some(img) = self.image(&image_path, warnings) else {
             return;
         };
@@ -340,9 +423,14 @@ impl Local {
         }
         let nm = img.nm.get_or_init(|| NmTable::new(&img.elf));
         let memo = super::demangle::Memo::default();
+        let unwind = Unwind::new(&img.elf);
+        let extents = (!nearest_symbol).then_some(&unwind);
         // The lookups run in this thread, in binutils' order; the demangling runs in the
         // naming thread.
-        let a2l = Addr2Line::new(&img.elf, img.dwarf.as_deref()).deferring_demangling();
+        let mut a2l = Addr2Line::new(&img.elf, img.dwarf.as_deref()).deferring_demangling();
+        if let Some(u) = extents {
+            a2l = a2l.within_extents(u);
+        }
         let inlines = nm.fini.is_some();
         let vma_of = |pc: u64| match lib.translate {
             Translate::Identity => pc,
@@ -363,6 +451,11 @@ impl Local {
             jeprof,
             width: w,
             shorts: Default::default(),
+            extents,
+            file_name: lib.path.file_name().map_or_else(
+                || lib.path.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            ),
         };
         const CHUNK: usize = 4096;
         if pcs.len() <= CHUNK {
@@ -401,6 +494,151 @@ impl Local {
     }
 }
 
+/// The address ranges of a warning: at most three, then how many more.
+fn some_addresses(pcs: &[u64]) -> String {
+    let mut s: Vec<String> = pcs.iter().take(3).map(|a| format!("0x{a:x}")).collect();
+    if pcs.len() > 3 {
+        s.push(format!("and {} more", pcs.len() - 3));
+    }
+    s.join(", ")
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
+impl Local {
+    /// Why a mapped file's addresses stay unnamed: it is not where the profile says, nor under
+    /// `--lib_prefix`.
+    fn not_found(&self, lib: &Lib, n: usize) -> String {
+        let recorded = lib.path.to_string_lossy();
+        let tried = self.library_candidates(&recorded);
+        let looked = if tried.len() > 1 {
+            format!(" (looked for it at {})", tried.join(", "))
+        } else {
+            String::new()
+        };
+        let hint = if self.opts.lib_prefix.is_empty() {
+            "if the file is elsewhere (a copy of the machine that ran the program), give its root with --lib_prefix=<dir>: the path is tried under <dir>, dropping leading directories one at a time"
+        } else {
+            "check --lib_prefix: the path is tried under each of its directories, dropping leading directories one at a time"
+        };
+        format!(
+            "Warning: {recorded}: No such file{looked}; its {} print as hex; {hint}",
+            plural(n, "address", "addresses")
+        )
+    }
+
+    /// Warns about the addresses of a library (or of the program's mapping) left without a
+    /// name: a file without symbols, or addresses in no symbol's extent (a stripped file).
+    fn explain_unnamed(
+        &mut self,
+        lib: &Lib,
+        pcs: &[u64],
+        table: &SymbolTable,
+        warnings: &mut Vec<String>,
+    ) {
+        let unnamed: Vec<u64> = pcs
+            .iter()
+            .copied()
+            .filter(|&a| table.get(a).is_none_or(super::is_unnamed))
+            .collect();
+        if unnamed.is_empty() {
+            return;
+        }
+        let image_path = Self::debugging_library(&lib.path).unwrap_or_else(|| lib.path.clone());
+        let Some(img) = self.images.get(&image_path).and_then(Option::as_ref) else {
+            return;
+        };
+        let nm_empty = img.nm.get().is_none_or(NmTable::is_empty);
+        let what = plural(unnamed.len(), "address lies", "addresses lie");
+        let debug = "install its debug symbols (Debian: the -dbgsym or -dbg package, under /usr/lib/debug) or use an unstripped build";
+        if nm_empty && img.dwarf.is_none() {
+            let what = plural(unnamed.len(), "address", "addresses");
+            warnings.push(format!(
+                "Warning: {}: no symbol table and no debug information: its {what} print as hex; {debug}",
+                lib.path.display()
+            ));
+        } else {
+            let name = lib
+                .path
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            warnings.push(format!(
+                "Warning: {}: {what} in no function its symbols name (it keeps only some symbols, e.g. the exported ones): they print as {name}+0x<address in the file> rather than after the nearest symbol below; {debug}",
+                lib.path.display()
+            ));
+        }
+    }
+
+    /// Warns about the addresses left to the program's catch-all range that stay unnamed: no
+    /// memory map at all, or addresses outside every mapping (code unloaded before the
+    /// profile was written), or in mappings that have no file.
+    fn explain_catch_all(&self, pcs: &[u64], table: &SymbolTable, warnings: &mut Vec<String>) {
+        let unnamed: Vec<u64> = pcs
+            .iter()
+            .copied()
+            .filter(|&a| table.get(a).is_none_or(super::is_unnamed))
+            .collect();
+        if unnamed.is_empty() {
+            return;
+        }
+        if self.mappings.is_empty() {
+            let pie = Elf::open(&self.prog)
+                .ok()
+                .is_some_and(|e| e.segments.first().is_some_and(|s| s.vaddr == 0));
+            let why = if pie {
+                format!(
+                    "{} is position-independent, so where it was loaded is known only from the map",
+                    self.prog.display()
+                )
+            } else {
+                "its libraries cannot be told apart from the program".to_string()
+            };
+            warnings.push(format!(
+                "Warning: the profile has no memory map: {} ({}) cannot be placed in the program or a library: {why}. The map comes last in a profile: the CPU profiler writes it when it stops (ProfilerStop or exit), so a profile of a process killed while profiling, or a dump cut short, has none",
+                plural(unnamed.len(), "address", "addresses"),
+                some_addresses(&unnamed)
+            ));
+            return;
+        }
+        let mut outside = Vec::new();
+        let mut no_file: Vec<(String, u64)> = Vec::new();
+        for &a in &unnamed {
+            match self.mappings.iter().find(|m| a >= m.start && a < m.limit) {
+                None => outside.push(a),
+                Some(m) => match no_file.iter_mut().find(|e| e.0 == m.path) {
+                    Some(e) => e.1 += 1,
+                    None => no_file.push((m.path.clone(), 1)),
+                },
+            }
+        }
+        if !outside.is_empty() {
+            warnings.push(format!(
+                "Warning: {} ({}) {} outside every mapping of the profile's memory map: code unmapped before the profile was written, such as a library dlclose()d before ProfilerStop or the heap dump (keep it loaded until the profile is written)",
+                plural(outside.len(), "address", "addresses"),
+                some_addresses(&outside),
+                if outside.len() == 1 { "lies" } else { "lie" }
+            ));
+        }
+        for (path, n) in no_file {
+            let what = if path.is_empty() {
+                "anonymous memory (code generated at run time?)".to_string()
+            } else {
+                path
+            };
+            warnings.push(format!(
+                "Warning: {} in {what}, which the profile maps but rpprof has no symbols for, print as hex",
+                plural(n as usize, "address", "addresses"),
+            ));
+        }
+    }
+}
+
 /// pprof's naming of addr2line's answers for one file: nm's names where they extend
 /// addr2line's, places without discriminators, short names.
 struct Namer<'a> {
@@ -412,6 +650,11 @@ struct Namer<'a> {
     width: usize,
     /// Short names by full name: most functions are named at many addresses.
     shorts: rustc_hash::FxHashMap<Arc<str>, Arc<str>>,
+    /// When set, nm's routine names an address only inside its symbol's extent; others are
+    /// named `<file_name>+0x<file address>`.
+    extents: Option<&'a Unwind<'a>>,
+    /// The mapped file's name, for addresses outside every symbol.
+    file_name: String,
 }
 
 impl Namer<'_> {
@@ -423,9 +666,15 @@ impl Namer<'_> {
             None
         } else {
             Some(match self.nm.lookup(vma) {
-                Some(r) => {
+                Some(r) if self.extents.is_none_or(|u| r.holds(vma, u)) => {
                     let full = r.full_with(Some(self.memo));
                     (r.short(keep), full)
+                }
+                Some(_) => {
+                    // Past the end of the nearest symbol below (or before the first one): a
+                    // function the symbol table does not name.
+                    hex = outside_name(&self.file_name, vma);
+                    (&hex, &hex)
                 }
                 None => {
                     hex = Arc::from(format!("0x{pc:0w$x}"));
@@ -472,6 +721,22 @@ impl Namer<'_> {
         out.reverse();
         out
     }
+}
+
+/// The name of an address that no symbol holds: the file's name and the address in the file
+/// (what `addr2line -e` and `objdump --start-address` take), `libjemalloc.so.2+0x99630`.
+pub fn outside_name(file_name: &str, vma: u64) -> Arc<str> {
+    Arc::from(format!("{file_name}+0x{vma:x}"))
+}
+
+/// True when `name` is one [`outside_name`] made.
+pub fn is_outside_name(name: &str) -> bool {
+    name.rsplit_once("+0x").is_some_and(|(file, hex)| {
+        !file.is_empty()
+            && !file.contains([' ', '(', '<'])
+            && !hex.is_empty()
+            && hex.bytes().all(|b| b.is_ascii_hexdigit())
+    })
 }
 
 /// True when some `PT_LOAD` segment, mapped with a 4, 16 or 64 KiB page size, spans exactly
@@ -579,6 +844,9 @@ impl Symbolize for Local {
         let mut remaining: Vec<u64> = addrs.to_vec();
         remaining.sort_unstable();
         remaining.dedup();
+        let catch_all = libs.iter().position(|l| {
+            l.start == 0 && matches!(l.translate, Translate::Identity) && l.path == self.prog
+        });
         for (i, lib) in libs.iter().enumerate() {
             let lo = remaining.partition_point(|&a| a < lib.start);
             let hi = remaining.partition_point(|&a| a <= lib.finish);
@@ -586,7 +854,16 @@ impl Symbolize for Local {
                 continue;
             }
             let pcs: Vec<u64> = remaining.drain(lo..hi).collect();
-            self.map_to_symbols(lib, &pcs, &mut table, warnings);
+            if !lib.path.exists() && Some(i) != catch_all {
+                warnings.push(self.not_found(lib, pcs.len()));
+            } else {
+                self.map_to_symbols(lib, &pcs, &mut table, warnings);
+                if Some(i) == catch_all && lib.path.exists() {
+                    self.explain_catch_all(&pcs, &table, warnings);
+                } else if Some(i) != catch_all {
+                    self.explain_unnamed(lib, &pcs, &table, warnings);
+                }
+            }
             // A file's tables are big: let them go once no later mapping needs them.
             if !libs[i + 1..].iter().any(|l| l.path == lib.path) {
                 let image = Self::debugging_library(&lib.path).unwrap_or_else(|| lib.path.clone());

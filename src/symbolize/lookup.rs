@@ -158,6 +158,12 @@ impl<'a> SymIndex<'a> {
         Some((sym, file))
     }
 
+    /// The address of the first possible function symbol of section `sec` after `vma`.
+    pub fn next_start(&self, sec: usize, vma: u64) -> Option<u64> {
+        let list = self.by_section.get(&sec)?;
+        list.get(list.partition_point(|e| e.0 <= vma)).map(|e| e.0)
+    }
+
     fn fresh(&self, sec: usize, vma: u64) -> Option<u32> {
         let list = self.by_section.get(&sec)?;
         let end = list.partition_point(|e| e.0 <= vma);
@@ -192,6 +198,9 @@ pub struct Addr2Line<'a> {
     names: std::cell::RefCell<rustc_hash::FxHashMap<Arc<str>, Arc<str>>>,
     /// Leave names mangled, marked, for the caller to demangle (in another thread).
     deferred: bool,
+    /// When set, a name from the symbol table is given only to addresses inside the
+    /// symbol's extent ([`super::extent`]); others are unknown (`??`).
+    extents: Option<&'a super::extent::Unwind<'a>>,
 }
 
 impl<'a> Addr2Line<'a> {
@@ -213,7 +222,15 @@ impl<'a> Addr2Line<'a> {
             demangle: true,
             names: Default::default(),
             deferred: false,
+            extents: None,
         }
+    }
+
+    /// Names addresses from the symbol table only inside a symbol's extent (rpprof's rule;
+    /// binutils takes the nearest symbol below, however far).
+    pub fn within_extents(mut self, unwind: &'a super::extent::Unwind<'a>) -> Self {
+        self.extents = Some(unwind);
+        self
     }
 
     /// Leaves demangling to the caller: frames come back with their raw names and
@@ -268,26 +285,38 @@ impl<'a> Addr2Line<'a> {
             {
                 return self.format_dwarf(frames);
             }
-            if let Some((s, file)) = index.find(sec, vma) {
-                let (function, mangled) = self.name_of(&s.name);
-                return vec![A2lFrame {
-                    function,
-                    place: format!("{}:?", file.unwrap_or("??")),
-                    mangled,
-                }];
+            if let Some(frame) = self.symbol_frame(index, sec, vma) {
+                return vec![frame];
             }
         }
-        match self.syms.find(sec, vma) {
-            Some((sym, file)) => {
-                let (function, mangled) = self.name_of(&sym.name);
-                vec![A2lFrame {
-                    function,
-                    place: format!("{}:?", file.unwrap_or("??")),
-                    mangled,
-                }]
-            }
+        match self.symbol_frame(&self.syms, sec, vma) {
+            Some(frame) => vec![frame],
             None => vec![A2lFrame::unknown()],
         }
+    }
+
+    /// binutils' answer from the symbol table `index`: the nearest function symbol at or
+    /// below `vma` (with [`Addr2Line::within_extents`], only one whose extent holds `vma`;
+    /// for another, `??` at `??:?`).
+    fn symbol_frame(&self, index: &SymIndex<'_>, sec: usize, vma: u64) -> Option<A2lFrame> {
+        let (sym, file) = index.find(sec, vma)?;
+        if let Some(unwind) = self.extents {
+            let next = index.next_start(sec, vma);
+            if !super::extent::holds(sym.value, sym.size, next, unwind, vma) {
+                // No function name; the place as binutils prints it for a symbol's address.
+                return Some(A2lFrame {
+                    function: Arc::from("??"),
+                    place: "??:?".to_string(),
+                    mangled: false,
+                });
+            }
+        }
+        let (function, mangled) = self.name_of(&sym.name);
+        Some(A2lFrame {
+            function,
+            place: format!("{}:?", file.unwrap_or("??")),
+            mangled,
+        })
     }
 }
 

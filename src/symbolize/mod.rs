@@ -15,6 +15,7 @@ pub mod demangle;
 pub mod dwarf;
 pub mod elf;
 pub mod embedded;
+pub mod extent;
 pub mod local;
 pub mod lookup;
 pub mod names;
@@ -110,6 +111,18 @@ impl SymbolTable {
     }
 }
 
+/// True when the frames at an address give it no name: its outermost frame is unknown
+/// (`??`), a bare address (`0x...`) or an address in a file ([`local::outside_name`]).
+pub fn is_unnamed(frames: &[Frame]) -> bool {
+    frames.first().is_none_or(|f| {
+        let n = &*f.function;
+        n == "??"
+            || n.strip_prefix("0x")
+                .is_some_and(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit()))
+            || local::is_outside_name(n)
+    })
+}
+
 /// Fills a symbol table for a set of addresses.
 pub trait Symbolize {
     /// Symbolizes `addrs` (sorted, unique); messages for the user go to `warnings`.
@@ -154,4 +167,8 @@ pub struct Options {
     /// Name inlined functions that have no linkage name as google-pprof (binutils) does:
     /// after the function they were inlined into (`--pprof_quirks`).
     pub binutils_inline_names: bool,
+    /// Name an address after the nearest symbol below it however far it is, as pprof does
+    /// (`--pprof_quirks`); otherwise only after a symbol whose extent holds it
+    /// ([`extent`]), the others being named `<file>+0x<file address>`.
+    pub nearest_symbol: bool,
 }

@@ -19,6 +19,8 @@ pub struct NmLine {
     pub raw: Box<str>,
     /// The version nm appends to dynamic symbols (`@@GLIBC_2.2.5`), or empty.
     pub suffix: Box<str>,
+    /// `st_size` (0 when the symbol has none).
+    pub size: u64,
 }
 
 impl NmLine {
@@ -37,6 +39,8 @@ pub struct Routine {
     pub start: u64,
     /// The next symbol's address (equal to `start` for the last routine).
     pub end: u64,
+    /// The symbol's `st_size` (the largest of the symbols at `start`; 0 when none has one).
+    pub size: u64,
     line: NmLine,
     /// False when pprof replaced a same-address symbol by a code symbol (no tag then).
     tagged: bool,
@@ -70,6 +74,13 @@ impl Routine {
             }
             n.into()
         })
+    }
+
+    /// True when the file address `vma` lies inside this routine's symbol (see
+    /// [`super::extent`]), not merely after it.
+    pub fn holds(&self, vma: u64, unwind: &super::extent::Unwind<'_>) -> bool {
+        let next = (self.end > self.start).then_some(self.end);
+        super::extent::holds(self.start, self.size, next, unwind, vma)
     }
 
     /// pprof's short name of [`Routine::full`] (computed once; `keep_templates` must be the
@@ -247,6 +258,7 @@ pub fn nm_lines(elf: &Elf, syms: &[ElfSym]) -> Vec<NmLine> {
                 kind: c,
                 raw: raw.into(),
                 suffix: suffix.into(),
+                size: s.size,
             })
         })
         .collect()
@@ -260,9 +272,12 @@ pub fn boundaries(lines: &[NmLine], width: usize) -> NmTable {
     let mut last_start: Option<u64> = None;
     // The symbol queued for the current address, and whether it keeps its tag.
     let mut pending: Option<(&NmLine, bool)> = None;
-    let routine = |l: &NmLine, tagged: bool, start: u64, end: u64| Routine {
+    // The largest size among the symbols at the current address.
+    let mut size = 0u64;
+    let routine = |l: &NmLine, tagged: bool, start: u64, end: u64, size: u64| Routine {
         start,
         end,
+        size,
         line: l.clone(),
         tagged,
         width,
@@ -274,19 +289,21 @@ pub fn boundaries(lines: &[NmLine], width: usize) -> NmTable {
             if l.kind == 't' || l.kind == 'T' {
                 pending = Some((l, false));
             }
+            size = size.max(l.size);
             continue;
         }
         if &*l.raw == "_fini" && l.suffix.is_empty() {
             fini = Some(l.addr);
         }
         if let (Some((p, tagged)), Some(start)) = (pending.take(), last_start) {
-            routines.push(routine(p, tagged, start, l.addr));
+            routines.push(routine(p, tagged, start, l.addr, size));
         }
         last_start = Some(l.addr);
         pending = Some((l, true));
+        size = l.size;
     }
     if let (Some((p, tagged)), Some(start)) = (pending, last_start) {
-        routines.push(routine(p, tagged, start, start));
+        routines.push(routine(p, tagged, start, start, size));
     }
     // pprof keeps routines in a hash keyed by name: a later routine of the same (untagged)
     // name replaces an earlier one.
@@ -329,6 +346,7 @@ mod tests {
             kind,
             raw: name.into(),
             suffix: "".into(),
+            size: 0,
         }
     }
 

@@ -1,0 +1,333 @@
+//! Issue 17, on the profiles of `testdata/t-trust` (written by gperftools' and jemalloc's own
+//! profilers; see its README): a frame without a name says why, a frame is never named after
+//! a symbol that does not hold it, and what a crash left is read.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+fn dir() -> PathBuf {
+    common::root().join("testdata").join("t-trust")
+}
+
+fn run(args: &[&str]) -> (String, String, Option<i32>) {
+    let out: Output = common::rpprof(&dir(), args);
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code(),
+    )
+}
+
+/// The names of the `--text` rows.
+fn names(text: &str) -> Vec<String> {
+    text.lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().skip(5).collect::<Vec<_>>().join(" "))
+        .collect()
+}
+
+/// True when `lib` on this machine is the file the profile was recorded with.
+fn same_system_library(lib: &str) -> bool {
+    let list = common::root().join("testdata").join("system-libs.sha256");
+    let Ok(text) = std::fs::read_to_string(list) else {
+        return false;
+    };
+    let Some(want) = text
+        .lines()
+        .find(|l| l.ends_with(lib))
+        .and_then(|l| l.split_whitespace().next())
+    else {
+        return false;
+    };
+    let Ok(out) = std::process::Command::new("sha256sum").arg(lib).output() else {
+        return false;
+    };
+    String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .next()
+        == Some(want)
+}
+
+/// Item 2: libtsecret.so is stripped to its exported functions; the samples are in its
+/// static functions. pprof names them after the exports before them (`secret_version`, a
+/// few bytes long, and `secret_nosize`, an assembler entry without a size, which only the
+/// unwind table's function ranges show not to hold them); rpprof by the library and the
+/// address in it, and says why.
+#[test]
+fn stripped_library_frames_are_not_named_after_a_distant_export() {
+    let args = [
+        "--text",
+        "--lib_prefix=.",
+        "./ttrust",
+        "ttrust-stripped.prof",
+    ];
+    let (out, err, code) = run(&args);
+    assert_eq!(code, Some(0), "{err}");
+    let n = names(&out);
+    assert!(
+        !n.iter()
+            .any(|n| n == "secret_version" || n == "secret_nosize"),
+        "{out}"
+    );
+    let in_lib = n
+        .iter()
+        .filter(|n| n.starts_with("libtsecret.so+0x"))
+        .count();
+    assert!(in_lib >= 5, "{out}");
+    assert!(n.iter().any(|n| n == "own_work") && n.iter().any(|n| n == "main"));
+    assert!(
+        err.contains("./libtsecret.so: 11 addresses lie in no function its symbols name"),
+        "{err}"
+    );
+    // --pprof_quirks keeps pprof's nearest-symbol names (google-pprof's reference).
+    let mut quirks = vec!["--pprof_quirks"];
+    quirks.extend(args);
+    let (out, _, code) = run(&quirks);
+    assert_eq!(code, Some(0));
+    let reference =
+        std::fs::read_to_string(dir().join("refs/ttrust-stripped.prof/google-pprof.text.out"))
+            .unwrap();
+    assert!(reference.contains("secret_version") && reference.contains("secret_nosize"));
+    let n = names(&out);
+    assert!(n.contains(&"secret_version".to_string()), "{out}");
+    assert!(n.contains(&"secret_nosize".to_string()), "{out}");
+}
+
+/// Item 2: jemalloc's operator new jumps to newImpl, a static function of the stripped
+/// libjemalloc.so.2. jeprof names it `malloc_usable_size` (the export before it) and charges
+/// it 95.9% of the profile; rpprof drops it with the other allocator frames, so the callers
+/// in the program carry the bytes.
+#[test]
+fn unnamed_allocator_frames_are_dropped() {
+    let lib = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2";
+    if !same_system_library(lib) {
+        return common::skip(
+            "unnamed_allocator_frames_are_dropped",
+            "this machine's libjemalloc.so.2 is not the one the profile was recorded with",
+        );
+    }
+    let reference =
+        std::fs::read_to_string(dir().join("refs/tjenew.0001.heap/jeprof.text.out")).unwrap();
+    assert!(names(&reference)[0] == "malloc_usable_size", "{reference}");
+    let (out, err, code) = run(&["--text", "./tjenew", "tjenew.0001.heap"]);
+    assert_eq!(code, Some(0), "{err}");
+    let n = names(&out);
+    assert_eq!(n[0], "tjenew::make_table", "{out}");
+    assert!(
+        !n.iter()
+            .any(|n| n.contains("malloc_usable_size") || n.starts_with("libjemalloc")),
+        "{out}"
+    );
+    // jeprof's answer, with --pprof_quirks.
+    let (out, _, _) = run(&["--pprof_quirks", "--text", "./tjenew", "tjenew.0001.heap"]);
+    assert_eq!(out, reference);
+}
+
+/// Item 1: a library dlclose()d before the profiler wrote its memory map.
+#[test]
+fn addresses_outside_every_mapping_are_explained() {
+    let (out, err, code) = run(&[
+        "--text",
+        "--lib_prefix=.",
+        "./ttrust",
+        "ttrust-dlclose.prof",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("100.0% 0x0000"), "{out}");
+    assert!(
+        err.contains("outside every mapping of the profile's memory map")
+            && err.contains("dlclose()d"),
+        "{err}"
+    );
+    assert!(
+        err.contains("Warning: 100.0% of the total is in functions without a name"),
+        "{err}"
+    );
+}
+
+/// Item 1: a CPU profile whose process was killed has no memory map; the program is PIE.
+#[test]
+fn a_profile_without_a_memory_map_is_explained() {
+    let (_, err, code) = run(&["--text", "./ttrust", "ttrust-killed.prof"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("the profile has no memory map"), "{err}");
+    assert!(err.contains("./ttrust is position-independent"), "{err}");
+    assert!(err.contains("ProfilerStop or exit"), "{err}");
+}
+
+/// Item 1: the program in the short `start-end: path` map form (GetHeapGrowthStacks with
+/// Google's DumpAddressMap lines) is read; google-pprof (and --pprof_quirks) print its
+/// frames as hex.
+#[test]
+fn the_program_in_the_short_map_form_is_symbolized() {
+    let (out, err, code) = run(&["--text", "./ttrust", "ttrust.growth"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(names(&out).contains(&"allocate_at".to_string()), "{out}");
+    let (out, err, _) = run(&["--pprof_quirks", "--text", "./ttrust", "ttrust.growth"]);
+    assert!(!out.contains("allocate_at"), "{out}");
+    assert!(
+        err.contains("in the short \"start-end: path\" form"),
+        "{err}"
+    );
+}
+
+/// Item 1: a mistyped program name while the path the profile names exists: that file is
+/// used, with a warning.
+#[test]
+fn a_mistyped_program_uses_the_mapped_one() {
+    let mapped = Path::new("/tmp/rpprof-corpus/t-trust/ttrust");
+    if !mapped.is_file() {
+        return common::skip(
+            "a_mistyped_program_uses_the_mapped_one",
+            "the profile's program path /tmp/rpprof-corpus/t-trust/ttrust is not there",
+        );
+    }
+    let (out, err, code) = run(&[
+        "--text",
+        "--lib_prefix=.",
+        "./ttrusst",
+        "ttrust-stripped.prof",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains(
+            "Warning: ./ttrusst: No such file; using /tmp/rpprof-corpus/t-trust/ttrust, the program the profile maps"
+        ),
+        "{err}"
+    );
+    assert!(names(&out).contains(&"own_work".to_string()), "{out}");
+}
+
+/// Item 1: a library that is not where the profile says: where rpprof looked, and what to
+/// try.
+#[test]
+fn a_missing_library_says_where_it_was_looked_for() {
+    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("trust_missing_lib");
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch).unwrap();
+    // The profile, its map naming the library at a path that exists nowhere.
+    let data = std::fs::read(dir().join("ttrust-stripped.prof")).unwrap();
+    let from = b"/tmp/rpprof-corpus/t-trust/libtsecret.so";
+    let to = b"/nonexistent/t-trust/libtsecret.so";
+    let mut edited = Vec::new();
+    let mut i = 0;
+    while i < data.len() {
+        if data[i..].starts_with(from) {
+            edited.extend_from_slice(to);
+            i += from.len();
+        } else {
+            edited.push(data[i]);
+            i += 1;
+        }
+    }
+    assert_ne!(edited, data);
+    let prof = scratch.join("moved.prof");
+    std::fs::write(&prof, edited).unwrap();
+    let program = dir().join("ttrust");
+    let out = common::rpprof(
+        &scratch,
+        &[
+            "--text",
+            "--lib_prefix=/also/nowhere",
+            program.to_str().unwrap(),
+            prof.to_str().unwrap(),
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("Warning: /nonexistent/t-trust/libtsecret.so: No such file (looked for it at /also/nowhere/nonexistent/t-trust/libtsecret.so, /also/nowhere/t-trust/libtsecret.so, /also/nowhere/libtsecret.so, /nonexistent/t-trust/libtsecret.so)"),
+        "{err}"
+    );
+    assert!(err.contains("check --lib_prefix"), "{err}");
+}
+
+/// Item 1: a debug file of another build next to a stripped program (its .gnu_debuglink
+/// checksum differs) is not used, and the warning says so.
+#[test]
+fn a_debug_file_of_another_build_is_named() {
+    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("trust_debuglink");
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch).unwrap();
+    let stripped = common::root().join("testdata").join("t-stripped");
+    std::fs::copy(stripped.join("tstrip"), scratch.join("tstrip")).unwrap();
+    std::fs::copy(stripped.join("tstrip.prof"), scratch.join("tstrip.prof")).unwrap();
+    // Another build's debug file under the name the link gives.
+    let mut other = std::fs::read(stripped.join("tstrip.debug")).unwrap();
+    other.push(0);
+    std::fs::write(scratch.join("tstrip.debug"), other).unwrap();
+    let out = common::rpprof(&scratch, &["--text", "./tstrip", "tstrip.prof"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("its debug file") && err.contains("is from another build"),
+        "{err}"
+    );
+}
+
+/// Item 3: a CPU profile whose process ran out of file space (ulimit -f 16: the file ends at
+/// byte 16384, inside a record) is read up to the last complete record, with a warning giving
+/// the byte of the cut.
+#[test]
+fn a_cpu_profile_cut_short_is_read_up_to_the_cut() {
+    let (out, err, code) = run(&["--text", "./ttrust", "ttrust-cut.prof"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.starts_with("Total: 81 samples\n"), "{out}");
+    assert!(
+        err.contains("ttrust-cut.prof: byte 16296: the CPU profile is cut short (a record of depth 13 is cut after 9 of its addresses")
+            && err.contains("the 75 complete records before it are read"),
+        "{err}"
+    );
+    // A killed process: whole records, no end-of-data record, no map.
+    let (out, err, code) = run(&["--text", "./ttrust", "ttrust-killed.prof"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.starts_with("Total: 686 samples\n"), "{out}");
+    assert!(err.contains("no end-of-data marker") && err.contains("ProfilerStop or exit"));
+}
+
+/// Item 3: a heap dump cut at 4096 bytes (ulimit -f 4), in the middle of its line 11: the
+/// records before it are read; pprof read the cut address `0x5631596` as a frame.
+#[test]
+fn a_heap_profile_cut_short_is_read_up_to_the_cut() {
+    let (out, err, code) = run(&["--text", "./ttrust", "ttrust-cut.0001.heap"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains("ttrust-cut.0001.heap:11: the profile is cut short at byte 4096")
+            && err.contains("the 9 complete records before that line are read"),
+        "{err}"
+    );
+    assert!(out.starts_with("Total: 3.7 MB\n"), "{out}");
+}
+
+/// Item 3: damage before the end is still an error, with its place; an empty CPU profile
+/// says when the profiler writes its file.
+#[test]
+fn damage_in_the_middle_is_still_an_error() {
+    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("trust_damage");
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch).unwrap();
+    let heap = std::fs::read_to_string(dir().join("ttrust-cut.0001.heap")).unwrap_or_default();
+    let mut lines: Vec<&str> = heap.split('\n').collect();
+    lines[4] = "  1x: 2 [3: 4] @ 0x1";
+    std::fs::write(scratch.join("damaged.heap"), lines.join("\n")).unwrap();
+    std::fs::write(scratch.join("empty.prof"), b"").unwrap();
+    let program = dir().join("ttrust");
+    let p = program.to_str().unwrap();
+    let out = common::rpprof(&scratch, &["--text", p, "damaged.heap"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(out.stdout.is_empty());
+    assert!(
+        err.starts_with("rpprof: damaged.heap:5: bad sample line"),
+        "{err}"
+    );
+    let out = common::rpprof(&scratch, &["--text", p, "empty.prof"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("empty file") && err.contains("ProfilerStop"),
+        "{err}"
+    );
+}
