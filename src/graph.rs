@@ -113,7 +113,31 @@ pub struct Options {
 
 /// The hex form pprof keys addresses by.
 pub fn addr_key(a: u64, width: usize) -> String {
-    format!("{a:0width$x}")
+    let mut s = String::with_capacity(width.max(16));
+    push_addr_key(&mut s, a, width);
+    s
+}
+
+/// Appends [`addr_key`]`(a, width)` to `s` (without the formatting machinery: reports
+/// at address granularity make one per address).
+pub fn push_addr_key(s: &mut String, a: u64, width: usize) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    // The digits, right-aligned in a buffer of zeros as wide as the widest key.
+    let mut buf = [b'0'; 32];
+    let mut i = buf.len();
+    let mut v = a;
+    loop {
+        i -= 1;
+        buf[i] = HEX[(v & 0xf) as usize];
+        v >>= 4;
+        if v == 0 {
+            break;
+        }
+    }
+    let start = buf.len() - (buf.len() - i).max(width.min(buf.len()));
+    if let Ok(hex) = std::str::from_utf8(&buf[start..]) {
+        s.push_str(hex);
+    }
 }
 
 /// The short name pprof matches skip lists against: that of the outermost frame.
@@ -545,7 +569,7 @@ pub fn filter(
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Node {
     /// The aggregation key, e.g. `main`, `main foo.c:12`, or an address.
-    pub key: String,
+    pub key: Arc<str>,
     /// Set when the key is an address (as pprof prints unknown frames).
     pub addr: Option<u64>,
 }
@@ -553,8 +577,8 @@ pub struct Node {
 /// pprof's reduced profile, summed per node: its flat and cumulative profiles.
 #[derive(Debug, Clone, Default)]
 pub struct Reduced {
-    /// Node id → node.
-    pub nodes: Vec<Node>,
+    /// Node id → node (shared with the translation the nodes came from).
+    pub nodes: Arc<Vec<Node>>,
     /// Node id → value of the stacks it ends (pprof's `FlatProfile`).
     pub flat: Vec<f64>,
     /// Node id → value of the stacks it is on, once per stack (`CumulativeProfile`).
@@ -566,8 +590,8 @@ pub struct Reduced {
 impl Reduced {
     /// Flat (leaf) and cumulative (anywhere on the stack) value per node id, and whether
     /// the node is on any stack.
-    pub fn flat_cum(&self) -> (Vec<f64>, Vec<f64>, Vec<bool>) {
-        (self.flat.clone(), self.cum.clone(), self.seen.clone())
+    pub fn flat_cum(&self) -> (&[f64], &[f64], &[bool]) {
+        (&self.flat, &self.cum, &self.seen)
     }
 
     fn add_path(&mut self, path: &[u32], v: f64) {
@@ -687,15 +711,17 @@ fn reduce_on(stacks: &Stacks, symbols: &SymbolTable, opts: &Options, threads: us
 const PARALLEL_STACKS: usize = 20_000;
 
 /// `a` (with its key → id index) plus `b`, node by node.
-fn merge(a: (Reduced, FxHashMap<String, u32>), b: Reduced) -> Reduced {
+fn merge(a: (Reduced, FxHashMap<Arc<str>, u32>), b: Reduced) -> Reduced {
     let (mut out, mut ids) = a;
-    for (j, node) in b.nodes.into_iter().enumerate() {
-        let id = match ids.get(&node.key) {
+    let b_nodes = Arc::try_unwrap(b.nodes).unwrap_or_else(|n| (*n).clone());
+    let out_nodes = Arc::make_mut(&mut out.nodes);
+    for (j, node) in b_nodes.into_iter().enumerate() {
+        let id = match ids.get(&*node.key) {
             Some(&id) => id as usize,
             None => {
-                let id = out.nodes.len();
+                let id = out_nodes.len();
                 ids.insert(node.key.clone(), id as u32);
-                out.nodes.push(node);
+                out_nodes.push(node);
                 out.flat.push(0.0);
                 out.cum.push(0.0);
                 out.seen.push(false);
@@ -716,7 +742,7 @@ struct Translator<'a> {
     map: &'a FxHashMap<Arc<str>, String>,
     opts: &'a Options,
     /// Node key → id.
-    ids: FxHashMap<String, u32>,
+    ids: FxHashMap<Arc<str>, u32>,
     /// Node id → node.
     nodes: Vec<Node>,
     /// Per address (innermost frame first): a range of `items`.
@@ -737,15 +763,20 @@ impl<'a> Translator<'a> {
         map: &'a FxHashMap<Arc<str>, String>,
         opts: &'a Options,
     ) -> Translator<'a> {
-        let mut ranges = FxHashMap::default();
-        ranges.reserve(symbols.len());
+        // About one node per address, except by function.
+        let mut ids = FxHashMap::default();
+        ids.reserve(if opts.granularity == Granularity::Functions {
+            symbols.len() / 4
+        } else {
+            symbols.len()
+        });
         Translator {
             symbols,
             map,
             opts,
-            ids: FxHashMap::default(),
+            ids,
             nodes: Vec::new(),
-            ranges,
+            ranges: FxHashMap::default(),
             items: Vec::new(),
             runs: Vec::new(),
             by_name_only: opts.granularity == Granularity::Functions
@@ -759,7 +790,7 @@ impl<'a> Translator<'a> {
         if node.key.is_empty() {
             return None;
         }
-        Some(match self.ids.get(&node.key) {
+        Some(match self.ids.get(&*node.key) {
             Some(&id) => id,
             None => {
                 let id = self.nodes.len() as u32;
@@ -783,11 +814,40 @@ impl<'a> Translator<'a> {
         }
     }
 
+    /// The item of a frame of address `a` keyed `k`: its node is made only when no node
+    /// has that name yet.
+    fn item_of(&mut self, a: u64, k: FrameKey<'_>) -> Item {
+        match k {
+            FrameKey::Run(fileline) => {
+                self.runs.push(fileline.to_string());
+                Item::Run(self.runs.len() as u32 - 1)
+            }
+            FrameKey::Name(key) if key.is_empty() => Item::Skip,
+            FrameKey::Name(key) => match self.ids.get(key.as_ref()) {
+                Some(&id) => Item::Node(id),
+                None => {
+                    let node = node_of(key, a, self.opts.address_width);
+                    let id = self.nodes.len() as u32;
+                    self.ids.insert(node.key.clone(), id);
+                    self.nodes.push(node);
+                    Item::Node(id)
+                }
+            },
+        }
+    }
+
     /// The items of address `a`, translated on first sight.
     fn range(&mut self, a: u64) -> (u32, u32) {
         if let Some(&r) = self.ranges.get(&a) {
             return r;
         }
+        let r = self.translate_new(a);
+        self.ranges.insert(a, r);
+        r
+    }
+
+    /// Translates address `a` (not met before) and returns its range of items.
+    fn translate_new(&mut self, a: u64) -> (u32, u32) {
         let lo = self.items.len() as u32;
         let (symbols, map, opts) = (self.symbols, self.map, self.opts);
         match symbols.get(a).filter(|_| self.by_name_only) {
@@ -805,26 +865,32 @@ impl<'a> Translator<'a> {
                         self.items.push(Item::Node(id));
                         continue;
                     }
-                    let t = translate_frame(a, f, inline, true, map, opts);
+                    let item = self.item_of(a, frame_key(a, f, inline, true, map, opts));
                     // A node named after its address is the address's own.
-                    let shared = matches!(&t, Translated::Name(n) if n.addr.is_none());
-                    let item = self.item(t);
-                    if let (true, Item::Node(id)) = (shared, item) {
+                    if let Item::Node(id) = item
+                        && self.nodes[id as usize].addr.is_none()
+                    {
                         self.by_name.insert(key, id);
                     }
                     self.items.push(item);
                 }
             }
-            None => {
-                for t in translate(a, symbols, map, opts) {
-                    let item = self.item(t);
-                    self.items.push(item);
+            None => match symbols.get(a) {
+                Some(frames) => {
+                    for (j, f) in frames.iter().enumerate().rev() {
+                        let item = self.item_of(a, frame_key(a, f, j > 0, true, map, opts));
+                        self.items.push(item);
+                    }
                 }
-            }
+                None => {
+                    for t in translate(a, symbols, map, opts) {
+                        let item = self.item(t);
+                        self.items.push(item);
+                    }
+                }
+            },
         }
-        let r = (lo, self.items.len() as u32);
-        self.ranges.insert(a, r);
-        r
+        (lo, self.items.len() as u32)
     }
 }
 
@@ -833,7 +899,7 @@ impl<'a> Translator<'a> {
 /// include `Callback::Run` frames, whose nodes depend on the order stacks are met in.
 #[derive(Debug)]
 pub struct Translation {
-    nodes: Vec<Node>,
+    nodes: Arc<Vec<Node>>,
     /// Per address id: its range of `items`.
     ranges: Vec<(u32, u32)>,
     items: Vec<Item>,
@@ -863,15 +929,16 @@ pub fn translation(addrs: &[u64], symbols: &SymbolTable, opts: &Options) -> Opti
     };
     // The second half's nodes, renumbered into the first's.
     let (mut t, mut ids) = a;
-    let renumber: Vec<u32> = b
-        .nodes
+    let b_nodes = Arc::try_unwrap(b.nodes).unwrap_or_else(|n| (*n).clone());
+    let nodes = Arc::make_mut(&mut t.nodes);
+    let renumber: Vec<u32> = b_nodes
         .into_iter()
-        .map(|node| match ids.get(&node.key) {
+        .map(|node| match ids.get(&*node.key) {
             Some(&id) => id,
             None => {
-                let id = t.nodes.len() as u32;
+                let id = nodes.len() as u32;
                 ids.insert(node.key.clone(), id);
-                t.nodes.push(node);
+                nodes.push(node);
                 id
             }
         })
@@ -895,22 +962,23 @@ fn translate_part(
     symbols: &SymbolTable,
     map: &FxHashMap<Arc<str>, String>,
     opts: &Options,
-) -> (Translation, FxHashMap<String, u32>) {
+) -> (Translation, FxHashMap<Arc<str>, u32>) {
     let mut t = Translator::new(symbols, map, opts);
     let w = opts.address_width;
+    // The addresses are unique: each is translated as new.
     let ranges = addrs
         .iter()
         .map(|&a| {
             if w > 8 && a > 0x7fff_ffff_ffff_ffff {
                 (0, 0)
             } else {
-                t.range(a)
+                t.translate_new(a)
             }
         })
         .collect();
     let ids = std::mem::take(&mut t.ids);
     let tr = Translation {
-        nodes: t.nodes,
+        nodes: Arc::new(t.nodes),
         ranges,
         items: t.items,
     };
@@ -1033,9 +1101,10 @@ fn reduce_part(
     symbols: &SymbolTable,
     map: &FxHashMap<Arc<str>, String>,
     opts: &Options,
-) -> (Reduced, FxHashMap<String, u32>) {
+) -> (Reduced, FxHashMap<Arc<str>, u32>) {
     let w = opts.address_width;
     let mut t = Translator::new(symbols, map, opts);
+    t.ranges.reserve(symbols.len());
     let mut flat: Vec<f64> = Vec::new();
     let mut cum: Vec<f64> = Vec::new();
     let mut seen: Vec<bool> = Vec::new();
@@ -1067,7 +1136,8 @@ fn reduce_part(
                                 a,
                                 w,
                                 opts,
-                            ),
+                            )
+                            .into(),
                             addr: None,
                         };
                         match t.intern(node) {
@@ -1106,7 +1176,7 @@ fn reduce_part(
     seen.resize(n, false);
     let ids = std::mem::take(&mut t.ids);
     let out = Reduced {
-        nodes: t.nodes,
+        nodes: Arc::new(t.nodes),
         flat,
         cum,
         seen,
@@ -1157,17 +1227,22 @@ fn translate(
     }
 }
 
-/// [`translate`] of one frame of address `a` (`symbolized` when the frame is the symbol
+/// The key of one frame: a node name, or a `Callback::Run` frame's `file:line`.
+enum FrameKey<'a> {
+    Name(Cow<'a, str>),
+    Run(&'a str),
+}
+
+/// The [`FrameKey`] of one frame of address `a` (`symbolized` when the frame is the symbol
 /// table's, not a stand-in for an unknown address).
-fn translate_frame(
+fn frame_key<'a>(
     a: u64,
-    f: &Frame,
+    f: &'a Frame,
     inline: bool,
     symbolized: bool,
-    map: &FxHashMap<Arc<str>, String>,
+    map: &'a FxHashMap<Arc<str>, String>,
     opts: &Options,
-) -> Translated {
-    let w = opts.address_width;
+) -> FrameKey<'a> {
     let renamed = if map.is_empty() {
         None
     } else {
@@ -1183,62 +1258,118 @@ fn translate_frame(
         && let Some(head) = base.strip_suffix("::Run")
         && head.contains("Callback")
     {
-        return Translated::Run(f.fileline.clone());
+        return FrameKey::Run(&f.fileline);
     }
-    let key = granular(base, inline, &f.fileline, a, w, opts);
+    FrameKey::Name(granular(
+        base,
+        inline,
+        &f.fileline,
+        a,
+        opts.address_width,
+        opts,
+    ))
+}
+
+/// [`translate`] of one frame of address `a` (see [`frame_key`]).
+fn translate_frame(
+    a: u64,
+    f: &Frame,
+    inline: bool,
+    symbolized: bool,
+    map: &FxHashMap<Arc<str>, String>,
+    opts: &Options,
+) -> Translated {
+    match frame_key(a, f, inline, symbolized, map, opts) {
+        FrameKey::Run(fileline) => Translated::Run(fileline.to_string()),
+        FrameKey::Name(key) => Translated::Name(node_of(key, a, opts.address_width)),
+    }
+}
+
+/// The node named `key`, a frame of address `a`.
+fn node_of(key: Cow<'_, str>, a: u64, w: usize) -> Node {
     let addr = is_addr_key(&key, a, w).then_some(a);
-    Translated::Name(Node { key, addr })
+    Node {
+        key: Arc::from(key.as_ref()),
+        addr,
+    }
 }
 
 /// True when `key` is `a` printed by [`addr_key`].
 fn is_addr_key(key: &str, a: u64, w: usize) -> bool {
-    key.len() >= w && u64::from_str_radix(key, 16) == Ok(a) && *key == addr_key(a, w)
+    let digits = (64 - a.leading_zeros() as usize).div_ceil(4).max(1);
+    key.len() == digits.max(w) && *key == addr_key(a, w)
 }
 
 /// The node key of one frame at the chosen granularity: `func` with ` (inline)` when
 /// `inline`.
-fn granular(func: &str, inline: bool, fileline: &str, a: u64, w: usize, opts: &Options) -> String {
+fn granular<'a>(
+    func: &'a str,
+    inline: bool,
+    fileline: &'a str,
+    a: u64,
+    w: usize,
+    opts: &Options,
+) -> Cow<'a, str> {
     let show = opts.show_addresses && !opts.jeprof;
-    let name = || {
-        let mut s = String::with_capacity(func.len() + 9);
+    const INLINE: &str = " (inline)";
+    let name_len = func.len() + if inline { INLINE.len() } else { 0 };
+    let push_name = |s: &mut String| {
         s.push_str(func);
         if inline {
-            s.push_str(" (inline)");
+            s.push_str(INLINE);
         }
-        s
     };
     let unknown = func == "??" && !inline;
-    match opts.granularity {
-        Granularity::Addresses => format!("{} {} {fileline}", addr_key(a, w), name()),
+    Cow::Owned(match opts.granularity {
+        Granularity::Addresses => {
+            let mut s = String::with_capacity(w + name_len + fileline.len() + 2);
+            push_addr_key(&mut s, a, w);
+            s.push(' ');
+            push_name(&mut s);
+            s.push(' ');
+            s.push_str(fileline);
+            s
+        }
         Granularity::Lines => {
             if unknown && fileline == "??:0" {
                 addr_key(a, w)
-            } else if !show {
-                let mut s = name();
+            } else {
+                let mut s = String::with_capacity(name_len + fileline.len() + w + 4);
+                push_name(&mut s);
                 s.push(' ');
                 s.push_str(fileline);
+                if show {
+                    s.push_str(" (");
+                    push_addr_key(&mut s, a, w);
+                    s.push(')');
+                }
                 s
-            } else {
-                format!("{} {fileline} ({})", name(), addr_key(a, w))
             }
         }
         Granularity::Functions => {
             if unknown {
                 addr_key(a, w)
-            } else if !show {
-                name()
+            } else if !show && !inline {
+                return Cow::Borrowed(func);
             } else {
-                format!("{} ({})", name(), addr_key(a, w))
+                let mut s = String::with_capacity(name_len + if show { w + 3 } else { 0 });
+                push_name(&mut s);
+                if show {
+                    s.push_str(" (");
+                    push_addr_key(&mut s, a, w);
+                    s.push(')');
+                }
+                s
             }
         }
         Granularity::Files => {
             if fileline == "??:0" || fileline.is_empty() {
                 addr_key(a, w)
             } else {
-                strip_line(fileline).to_string()
+                return Cow::Borrowed(strip_line(fileline));
             }
         }
-    }
+    })
 }
 
 /// `file:123` → `file`.
@@ -1259,7 +1390,7 @@ pub fn translate_stacks(
     stacks: &Stacks,
     symbols: &SymbolTable,
     opts: &Options,
-) -> Vec<(Vec<String>, f64)> {
+) -> Vec<(Vec<Arc<str>>, f64)> {
     let w = opts.address_width;
     let map = fullname_to_shortname(symbols);
     let mut cache: FxHashMap<u64, Vec<Translated>> = FxHashMap::default();
@@ -1271,7 +1402,7 @@ pub fn translate_stacks(
     }
     let mut out = Vec::with_capacity(sorted.len());
     for (k, &v) in sorted {
-        let mut path: Vec<String> = Vec::with_capacity(k.len());
+        let mut path: Vec<Arc<str>> = Vec::with_capacity(k.len());
         for (i, &a) in k.iter().enumerate() {
             if w > 8 && a > 0x7fff_ffff_ffff_ffff {
                 continue;
@@ -1290,7 +1421,9 @@ pub fn translate_stacks(
                         let caller = if i > 0 { k[i - 1] } else { 0 };
                         let next = run_ids.len() + 1;
                         let n = *run_ids.entry(caller).or_insert(next);
-                        path.push(granular(&format!("Run#{n}"), false, fileline, a, w, opts));
+                        path.push(Arc::from(
+                            granular(&format!("Run#{n}"), false, fileline, a, w, opts).as_ref(),
+                        ));
                     }
                 }
             }
@@ -1309,7 +1442,7 @@ mod tests {
         r.nodes
             .iter()
             .enumerate()
-            .map(|(i, n)| (n.key.clone(), (r.flat[i], r.cum[i], r.seen[i])))
+            .map(|(i, n)| (n.key.to_string(), (r.flat[i], r.cum[i], r.seen[i])))
             .collect()
     }
 
