@@ -365,9 +365,10 @@ impl View {
         }
         if matches!(self.mode, Mode::List | Mode::Disasm) {
             let disasm = self.mode == Mode::Disasm;
-            let trimmed = ctx.trim(merged(), &mut notes);
-            let total = trimmed.total();
-            let st = ctx.filtered(Cow::Owned(trimmed), &mut notes);
+            let merged = merged();
+            let total = merged.total();
+            let trimmed = ctx.trim(merged, &mut notes);
+            let st = ctx.filtered(Cow::Owned(trimmed));
             let st = ctx.command_filters(
                 &mut buf,
                 total,
@@ -630,7 +631,7 @@ impl Ctx<'_> {
             }
             return Ok(());
         }
-        let st = self.filtered(Cow::Borrowed(start.stacks), notes);
+        let st = self.filtered(Cow::Borrowed(start.stacks));
         let st = self.command_filters(
             out,
             total,
@@ -646,7 +647,7 @@ impl Ctx<'_> {
                 collapsed::write(out, &st, symbols, w).map_err(io_err)?;
             }
             Mode::Flame => {
-                let base = flame_base.map(|b| self.filtered(Cow::Borrowed(b), &mut Vec::new()));
+                let base = flame_base.map(|b| self.filtered(Cow::Borrowed(b)));
                 let fo = self.flame_options(labels);
                 match flame::write(out, &st, base.as_deref(), symbols, w, &fo) {
                     Ok(()) => {}
@@ -800,7 +801,7 @@ impl Ctx<'_> {
     }
 
     /// pprof's `FocusProfile` and `IgnoreProfile` (`--focus`, `--ignore`).
-    fn filtered<'s>(&self, stacks: Cow<'s, Stacks>, _notes: &mut Vec<String>) -> Cow<'s, Stacks> {
+    fn filtered<'s>(&self, stacks: Cow<'s, Stacks>) -> Cow<'s, Stacks> {
         let symbols = &self.session.symbols;
         let mut st = stacks;
         if let Some(re) = self.focus {
@@ -1022,7 +1023,7 @@ fn write_raw(out: &mut Vec<u8>, job: &RawJob<'_>, notes: &mut Vec<String>) -> Re
     raw::write_symbols(out, job.program, job.addrs, symbols, w).map_err(io_err)?;
     if main.kind == Kind::Cpu {
         let st = ctx.trim(job.merged.clone(), notes);
-        let st = ctx.filtered(Cow::Owned(st), notes);
+        let st = ctx.filtered(Cow::Owned(st));
         return raw::write_cpu(out, &st, main.period, w).map_err(io_err);
     }
     // Every record read, the base's negated, kept when its stack passes --focus/--ignore.
