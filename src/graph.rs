@@ -135,9 +135,8 @@ pub fn push_addr_key(s: &mut String, a: u64, width: usize) {
         }
     }
     let start = buf.len() - (buf.len() - i).max(width.min(buf.len()));
-    if let Ok(hex) = std::str::from_utf8(&buf[start..]) {
-        s.push_str(hex);
-    }
+    // ASCII digits: each byte is its own char (no UTF-8 check needed).
+    s.extend(buf[start..].iter().map(|&b| char::from(b)));
 }
 
 /// The short name pprof matches skip lists against: that of the outermost frame.
@@ -593,22 +592,16 @@ impl Reduced {
     pub fn flat_cum(&self) -> (&[f64], &[f64], &[bool]) {
         (&self.flat, &self.cum, &self.seen)
     }
+}
 
-    fn add_path(&mut self, path: &[u32], v: f64) {
-        let n = self.nodes.len();
-        if self.flat.len() < n {
-            self.flat.resize(n, 0.0);
-            self.cum.resize(n, 0.0);
-            self.seen.resize(n, false);
-        }
-        if let Some(&leaf) = path.first() {
-            self.flat[leaf as usize] += v;
-        }
-        for &id in path {
-            self.cum[id as usize] += v;
-            self.seen[id as usize] = true;
-        }
-    }
+/// Full names → the names they print as, where that is not their short name (see
+/// [`renames`]).
+pub type Renames = FxHashMap<Arc<str>, String>;
+
+/// pprof's `FillFullnameToShortnameMap` over a symbol table: nm routines that share a short
+/// name but not an address get `name@address` so they stay apart.
+pub fn renames(symbols: &SymbolTable) -> Renames {
+    fullname_to_shortname(symbols)
 }
 
 /// pprof's `FillFullnameToShortnameMap`: nm routines that share a short name but not an
@@ -755,6 +748,8 @@ struct Translator<'a> {
     /// addresses of their name strings.
     by_name_only: bool,
     by_name: FxHashMap<(usize, usize, bool), u32>,
+    /// Where node keys are built.
+    buf: String,
 }
 
 impl<'a> Translator<'a> {
@@ -782,6 +777,7 @@ impl<'a> Translator<'a> {
             by_name_only: opts.granularity == Granularity::Functions
                 && (!opts.show_addresses || opts.jeprof),
             by_name: FxHashMap::default(),
+            buf: String::new(),
         }
     }
 
@@ -814,26 +810,46 @@ impl<'a> Translator<'a> {
         }
     }
 
-    /// The item of a frame of address `a` keyed `k`: its node is made only when no node
-    /// has that name yet.
-    fn item_of(&mut self, a: u64, k: FrameKey<'_>) -> Item {
-        match k {
-            FrameKey::Run(fileline) => {
+    /// The item of symbolized frame `f` of address `a`: its node is made only when no node
+    /// has its key yet.
+    fn frame_item(&mut self, a: u64, f: &Frame, inline: bool) -> Item {
+        let base = match frame_base(f, inline, true, self.map) {
+            Ok(base) => base,
+            Err(fileline) => {
                 self.runs.push(fileline.to_string());
-                Item::Run(self.runs.len() as u32 - 1)
+                return Item::Run(self.runs.len() as u32 - 1);
             }
-            FrameKey::Name(key) if key.is_empty() => Item::Skip,
-            FrameKey::Name(key) => match self.ids.get(key.as_ref()) {
+        };
+        let opts = self.opts;
+        let mut buf = std::mem::take(&mut self.buf);
+        let key = match granular_in(
+            base,
+            inline,
+            &f.fileline,
+            a,
+            opts.address_width,
+            opts,
+            &mut buf,
+        ) {
+            Some(key) => key,
+            None => buf.as_str(),
+        };
+        let item = if key.is_empty() {
+            Item::Skip
+        } else {
+            match self.ids.get(key) {
                 Some(&id) => Item::Node(id),
                 None => {
-                    let node = node_of(key, a, self.opts.address_width);
+                    let node = node_of(Cow::Borrowed(key), a, opts.address_width);
                     let id = self.nodes.len() as u32;
                     self.ids.insert(node.key.clone(), id);
                     self.nodes.push(node);
                     Item::Node(id)
                 }
-            },
-        }
+            }
+        };
+        self.buf = buf;
+        item
     }
 
     /// The items of address `a`, translated on first sight.
@@ -865,7 +881,7 @@ impl<'a> Translator<'a> {
                         self.items.push(Item::Node(id));
                         continue;
                     }
-                    let item = self.item_of(a, frame_key(a, f, inline, true, map, opts));
+                    let item = self.frame_item(a, f, inline);
                     // A node named after its address is the address's own.
                     if let Item::Node(id) = item
                         && self.nodes[id as usize].addr.is_none()
@@ -878,7 +894,7 @@ impl<'a> Translator<'a> {
             None => match symbols.get(a) {
                 Some(frames) => {
                     for (j, f) in frames.iter().enumerate().rev() {
-                        let item = self.item_of(a, frame_key(a, f, j > 0, true, map, opts));
+                        let item = self.frame_item(a, f, j > 0);
                         self.items.push(item);
                     }
                 }
@@ -905,22 +921,24 @@ pub struct Translation {
     items: Vec<Item>,
 }
 
-/// The [`Translation`] of `addrs` (sorted and unique: an address's id is its index), or
-/// `None` when the names hold `Callback::Run` frames. Many addresses are translated in two
-/// halves on two cores.
-pub fn translation(addrs: &[u64], symbols: &SymbolTable, opts: &Options) -> Option<Translation> {
-    if has_run_frames(symbols) {
-        return None;
-    }
-    let map = fullname_to_shortname(symbols);
+/// The [`Translation`] of `addrs` (sorted and unique: an address's id is its index); not for
+/// names that hold `Callback::Run` frames ([`has_run_frames`]). Many addresses are
+/// translated in two halves on two cores.
+pub fn translation(
+    addrs: &[u64],
+    symbols: &SymbolTable,
+    renames: &Renames,
+    opts: &Options,
+) -> Translation {
+    let map = renames;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     if addrs.len() < PARALLEL_STACKS || threads < 2 {
-        return Some(translate_part(addrs, symbols, &map, opts).0);
+        return translate_part(addrs, symbols, map, opts).0;
     }
     let (first, second) = addrs.split_at(addrs.len() / 2);
     let (a, b) = std::thread::scope(|s| {
-        let other = s.spawn(|| translate_part(second, symbols, &map, opts).0);
-        let a = translate_part(first, symbols, &map, opts);
+        let other = s.spawn(|| translate_part(second, symbols, map, opts).0);
+        let a = translate_part(first, symbols, map, opts);
         (a, other.join())
     });
     let b = match b {
@@ -953,7 +971,7 @@ pub fn translation(addrs: &[u64], symbols: &SymbolTable, opts: &Options) -> Opti
             .into_iter()
             .map(|(lo, hi)| (lo + offset, hi + offset)),
     );
-    Some(t)
+    t
 }
 
 /// The translation of some addresses, and the index of its nodes by key.
@@ -986,7 +1004,7 @@ fn translate_part(
 }
 
 /// True when some frame is a `Callback::Run` (pprof numbers them per caller).
-fn has_run_frames(symbols: &SymbolTable) -> bool {
+pub fn has_run_frames(symbols: &SymbolTable) -> bool {
     symbols.any_function(|f| f.ends_with("::Run") && f.contains("Callback"))
 }
 
@@ -1027,35 +1045,31 @@ impl IdStacks {
             .map(|((lo, hi), v)| (&self.ids[lo as usize..hi as usize], v))
     }
 
-    /// The stacks with a frame whose id is set in `hits` (`keep`), or without one, in
-    /// order: pprof's `FocusProfile` and `IgnoreProfile`.
-    pub fn filter(&self, hits: &[bool], keep: bool) -> IdStacks {
-        let mut r = IdStacks::default();
-        for (k, v) in self.iter() {
-            if k.iter().any(|&id| hits[id as usize]) == keep {
-                r.ids.extend_from_slice(k);
-                r.ends.push(r.ids.len() as u32);
-                r.values.push(v);
-            }
-        }
-        r
+    /// For each stack, whether one of its frames is set in `hits` (per address id): which
+    /// stacks pprof's `FocusProfile` keeps and `IgnoreProfile` drops.
+    pub fn hits(&self, hits: &[bool]) -> Vec<bool> {
+        self.iter()
+            .map(|(k, _)| k.iter().any(|&id| hits[id as usize]))
+            .collect()
     }
 
-    /// pprof's `ReduceProfile` with the addresses already translated: each stack walked
-    /// once, in order.
-    pub fn reduce(&self, t: &Translation) -> Reduced {
+    /// The stacks' values, in order.
+    pub fn values(&self) -> &[f64] {
+        &self.values
+    }
+
+    /// Each stack's report nodes at `t`'s granularity ([`NodePaths`]).
+    pub fn paths(&self, t: &Translation) -> NodePaths {
         let n = t.nodes.len();
-        let mut out = Reduced {
+        let mut r = NodePaths {
             nodes: t.nodes.clone(),
-            flat: vec![0.0; n],
-            cum: vec![0.0; n],
-            seen: vec![false; n],
+            ids: Vec::with_capacity(self.ids.len()),
+            ends: Vec::with_capacity(self.ends.len()),
         };
-        let mut path: Vec<u32> = Vec::new();
+        // Node id → the last stack it was put on, to keep each node once per stack.
         let mut on_stack: Vec<u32> = vec![u32::MAX; n];
-        for (s, (k, v)) in self.iter().enumerate() {
+        for (s, (k, _)) in self.iter().enumerate() {
             let s = s as u32;
-            path.clear();
             for &a in k {
                 let (lo, hi) = t.ranges[a as usize];
                 for item in &t.items[lo as usize..hi as usize] {
@@ -1063,36 +1077,100 @@ impl IdStacks {
                         && on_stack[id as usize] != s
                     {
                         on_stack[id as usize] = s;
-                        path.push(id);
+                        r.ids.push(id);
                     }
                 }
             }
-            out.add_path(&path, v);
+            r.ends.push(r.ids.len() as u32);
+        }
+        r
+    }
+}
+
+/// The report nodes of each stack of an [`IdStacks`], leaf first, each node once: what
+/// pprof's `ReduceProfile` sums. Kept per granularity, so that reports of the same stacks
+/// with other values, focus or sort only add numbers up.
+#[derive(Debug)]
+pub struct NodePaths {
+    nodes: Arc<Vec<Node>>,
+    ids: Vec<u32>,
+    ends: Vec<u32>,
+}
+
+impl NodePaths {
+    /// pprof's `ReduceProfile`: the flat and cumulative value of each node over the stacks
+    /// (`values`, in the order of the stacks) that `keep` keeps (all when `None`).
+    pub fn reduce(&self, values: &[f64], keep: Option<&[bool]>) -> Reduced {
+        let n = self.nodes.len();
+        let mut out = Reduced {
+            nodes: self.nodes.clone(),
+            flat: vec![0.0; n],
+            cum: vec![0.0; n],
+            seen: vec![false; n],
+        };
+        let mut lo = 0usize;
+        for (s, &hi) in self.ends.iter().enumerate() {
+            let hi = hi as usize;
+            if keep.is_none_or(|k| k[s]) {
+                let path = &self.ids[lo..hi];
+                let v = values[s];
+                if let Some(&leaf) = path.first() {
+                    out.flat[leaf as usize] += v;
+                }
+                for &id in path {
+                    out.cum[id as usize] += v;
+                    out.seen[id as usize] = true;
+                }
+            }
+            lo = hi;
         }
         out
     }
 }
 
 /// For each of `addrs`, whether its address, name or place matches `re` (see [`filter`]).
+/// Many addresses are tried in two halves on two cores.
 pub fn matches(addrs: &[u64], symbols: &SymbolTable, re: &Regex, opts: &Options) -> Vec<bool> {
-    // Most frames share their function's short name (one `Arc`): each name is tried once.
-    let mut by_name: FxHashMap<usize, bool> = FxHashMap::default();
-    addrs
-        .iter()
-        .map(|&a| {
-            if re.is_match(&addr_key(a, opts.address_width)) {
-                return true;
-            }
-            symbols.get(a).is_some_and(|fs| {
-                fs.iter().any(|f| {
-                    *by_name
-                        .entry(Arc::as_ptr(&f.short) as *const u8 as usize)
-                        .or_insert_with(|| re.is_match(&f.short))
-                        || re.is_match(&f.fileline)
+    // Each half has its own copy of `re`, so that the two do not share (and contend for) one
+    // pool of match caches.
+    let part = |addrs: &[u64], re: &Regex| -> Vec<bool> {
+        // Most frames share their function's short name (one `Arc`): each name is tried once.
+        let mut by_name: FxHashMap<usize, bool> = FxHashMap::default();
+        let mut key = String::with_capacity(16);
+        addrs
+            .iter()
+            .map(|&a| {
+                key.clear();
+                push_addr_key(&mut key, a, opts.address_width);
+                if re.is_match(&key) {
+                    return true;
+                }
+                symbols.get(a).is_some_and(|fs| {
+                    fs.iter().any(|f| {
+                        *by_name
+                            .entry(Arc::as_ptr(&f.short) as *const u8 as usize)
+                            .or_insert_with(|| re.is_match(&f.short))
+                            || re.is_match(&f.fileline)
+                    })
                 })
             })
-        })
-        .collect()
+            .collect()
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if addrs.len() < PARALLEL_STACKS || threads < 2 {
+        return part(addrs, re);
+    }
+    let (first, second) = addrs.split_at(addrs.len() / 2);
+    let re2 = re.clone();
+    let (mut a, b) = std::thread::scope(|s| {
+        let other = s.spawn(|| part(second, &re2));
+        (part(first, re), other.join())
+    });
+    match b {
+        Ok(b) => a.extend(b),
+        Err(panic) => std::panic::resume_unwind(panic),
+    }
+    a
 }
 
 /// [`reduce`] over some of the stacks, in their order; also the index of the nodes by key.
@@ -1243,6 +1321,28 @@ fn frame_key<'a>(
     map: &'a FxHashMap<Arc<str>, String>,
     opts: &Options,
 ) -> FrameKey<'a> {
+    let base = match frame_base(f, inline, symbolized, map) {
+        Ok(base) => base,
+        Err(fileline) => return FrameKey::Run(fileline),
+    };
+    FrameKey::Name(granular(
+        base,
+        inline,
+        &f.fileline,
+        a,
+        opts.address_width,
+        opts,
+    ))
+}
+
+/// The name a frame's node key starts from (its short name, or the name `map` gives its
+/// function), or `Err` with its `file:line` for a `Callback::Run` frame.
+fn frame_base<'a>(
+    f: &'a Frame,
+    inline: bool,
+    symbolized: bool,
+    map: &'a FxHashMap<Arc<str>, String>,
+) -> std::result::Result<&'a str, &'a str> {
     let renamed = if map.is_empty() {
         None
     } else {
@@ -1258,16 +1358,9 @@ fn frame_key<'a>(
         && let Some(head) = base.strip_suffix("::Run")
         && head.contains("Callback")
     {
-        return FrameKey::Run(&f.fileline);
+        return Err(&f.fileline);
     }
-    FrameKey::Name(granular(
-        base,
-        inline,
-        &f.fileline,
-        a,
-        opts.address_width,
-        opts,
-    ))
+    Ok(base)
 }
 
 /// [`translate`] of one frame of address `a` (see [`frame_key`]).
@@ -1310,9 +1403,28 @@ fn granular<'a>(
     w: usize,
     opts: &Options,
 ) -> Cow<'a, str> {
+    let mut buf = String::new();
+    match granular_in(func, inline, fileline, a, w, opts, &mut buf) {
+        Some(key) => Cow::Borrowed(key),
+        None => Cow::Owned(buf),
+    }
+}
+
+/// [`granular`] without allocating: the key when it is (part of) `func` or `fileline`, or
+/// `None` when it was written to `buf` (cleared first).
+#[allow(clippy::too_many_arguments)]
+fn granular_in<'a>(
+    func: &'a str,
+    inline: bool,
+    fileline: &'a str,
+    a: u64,
+    w: usize,
+    opts: &Options,
+    buf: &mut String,
+) -> Option<&'a str> {
     let show = opts.show_addresses && !opts.jeprof;
     const INLINE: &str = " (inline)";
-    let name_len = func.len() + if inline { INLINE.len() } else { 0 };
+    buf.clear();
     let push_name = |s: &mut String| {
         s.push_str(func);
         if inline {
@@ -1320,56 +1432,51 @@ fn granular<'a>(
         }
     };
     let unknown = func == "??" && !inline;
-    Cow::Owned(match opts.granularity {
+    match opts.granularity {
         Granularity::Addresses => {
-            let mut s = String::with_capacity(w + name_len + fileline.len() + 2);
-            push_addr_key(&mut s, a, w);
-            s.push(' ');
-            push_name(&mut s);
-            s.push(' ');
-            s.push_str(fileline);
-            s
+            push_addr_key(buf, a, w);
+            buf.push(' ');
+            push_name(buf);
+            buf.push(' ');
+            buf.push_str(fileline);
         }
         Granularity::Lines => {
             if unknown && fileline == "??:0" {
-                addr_key(a, w)
+                push_addr_key(buf, a, w);
             } else {
-                let mut s = String::with_capacity(name_len + fileline.len() + w + 4);
-                push_name(&mut s);
-                s.push(' ');
-                s.push_str(fileline);
+                push_name(buf);
+                buf.push(' ');
+                buf.push_str(fileline);
                 if show {
-                    s.push_str(" (");
-                    push_addr_key(&mut s, a, w);
-                    s.push(')');
+                    buf.push_str(" (");
+                    push_addr_key(buf, a, w);
+                    buf.push(')');
                 }
-                s
             }
         }
         Granularity::Functions => {
             if unknown {
-                addr_key(a, w)
+                push_addr_key(buf, a, w);
             } else if !show && !inline {
-                return Cow::Borrowed(func);
+                return Some(func);
             } else {
-                let mut s = String::with_capacity(name_len + if show { w + 3 } else { 0 });
-                push_name(&mut s);
+                push_name(buf);
                 if show {
-                    s.push_str(" (");
-                    push_addr_key(&mut s, a, w);
-                    s.push(')');
+                    buf.push_str(" (");
+                    push_addr_key(buf, a, w);
+                    buf.push(')');
                 }
-                s
             }
         }
         Granularity::Files => {
             if fileline == "??:0" || fileline.is_empty() {
-                addr_key(a, w)
+                push_addr_key(buf, a, w);
             } else {
-                return Cow::Borrowed(strip_line(fileline));
+                return Some(strip_line(fileline));
             }
         }
-    })
+    }
+    None
 }
 
 /// `file:123` → `file`.
