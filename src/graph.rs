@@ -386,6 +386,14 @@ pub fn remove_uninteresting(
     notes: &mut Vec<String>,
 ) -> Stacks {
     let (stacks, trim) = uninteresting(stacks, symbols, kind, opts, notes);
+    remove_frames(stacks, &trim, symbols, opts)
+}
+
+/// The second part of [`remove_uninteresting`]: drops the frames at `trim`'s addresses
+/// (the second CPU frames are already gone), then applies jeprof's `--retain` and
+/// `--exclude`. For heap profiles, whose [`Trim`] does not depend on the stacks, one `trim`
+/// serves every profile of a session.
+pub fn remove_frames(stacks: Stacks, trim: &Trim, symbols: &SymbolTable, opts: &Options) -> Stacks {
     let frames_filter = opts.jeprof && (opts.retain.is_some() || opts.exclude.is_some());
     if trim.skipped.is_empty()
         || !stacks
@@ -839,6 +847,13 @@ pub struct Translation {
     items: Vec<Item>,
 }
 
+impl Translation {
+    /// The report nodes, by id.
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+}
+
 /// The [`Translation`] of `addrs` (sorted and unique: an address's id is its index), or
 /// `None` when the names hold `Callback::Run` frames. Many addresses are translated in two
 /// halves on two cores.
@@ -983,8 +998,15 @@ impl IdStacks {
             cum: vec![0.0; n],
             seen: vec![false; n],
         };
+        self.walk(t, |path, v| out.add_path(path, v));
+        out
+    }
+
+    /// Calls `f` with each stack's path of nodes (ids into [`Translation::nodes`], leaf
+    /// first, each node once: the path [`IdStacks::reduce`] sums) and its value, in order.
+    pub fn walk(&self, t: &Translation, mut f: impl FnMut(&[u32], f64)) {
         let mut path: Vec<u32> = Vec::new();
-        let mut on_stack: Vec<u32> = vec![u32::MAX; n];
+        let mut on_stack: Vec<u32> = vec![u32::MAX; t.nodes.len()];
         for (s, (k, v)) in self.iter().enumerate() {
             let s = s as u32;
             path.clear();
@@ -999,9 +1021,8 @@ impl IdStacks {
                     }
                 }
             }
-            out.add_path(&path, v);
+            f(&path, v);
         }
-        out
     }
 }
 
