@@ -1097,6 +1097,20 @@ impl View {
                 .in_file(&p.path));
             }
         }
+        // One file twice (a shell pattern and a name, say) would count its dump twice.
+        let mut seen: Vec<(std::path::PathBuf, usize)> = Vec::with_capacity(given.len());
+        for &i in &given {
+            let path = &s.profiles[i].path;
+            let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+            if let Some((_, j)) = seen.iter().find(|(p, _)| *p == real) {
+                return Err(Error::refused(format!(
+                    "given twice in the series (as {} too)",
+                    s.profiles[*j].path.display()
+                ))
+                .in_file(path));
+            }
+            seen.push((real, i));
+        }
         for &i in &given[1..] {
             s.check_pair(given[0], i, false, self.value)?;
         }

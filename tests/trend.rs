@@ -305,6 +305,61 @@ fn each_change_is_what_base_reports() {
 }
 
 #[test]
+fn each_change_is_what_rpprofs_own_base_reports_at_every_granularity() {
+    // rpprof --text --show_bytes --base=<first> <last>, at each granularity, flat and
+    // cumulative: the change of every site of the trend is that report's value for it.
+    let dir = scratch("own-base", &|n| n.to_string());
+    let mut checked = 0;
+    for s in ["hprof", "jemalloc"] {
+        let files = series(s);
+        let base = format!("--base={}", files[0]);
+        let last = files.last().unwrap();
+        for flags in [
+            &[][..],
+            &["--lines"],
+            &["--files"],
+            &["--addresses"],
+            &["--cum"],
+            &["--inuse_objects", "--files"],
+        ] {
+            let mut args = vec!["--text", "--show_bytes", base.as_str()];
+            args.extend_from_slice(flags);
+            args.extend([program(s), last.as_str()]);
+            let r = run(&dir, &args);
+            assert_eq!(r.code, 0, "{args:?}: {}", r.err);
+            // Name -> (flat, cum).
+            let report: HashMap<String, (i64, i64)> = r
+                .out
+                .lines()
+                .skip(1)
+                .filter_map(|l| {
+                    let f: Vec<&str> = l.split_whitespace().collect();
+                    let flat = f.first()?.parse::<f64>().ok()? as i64;
+                    let cum = f.get(3)?.parse::<f64>().ok()? as i64;
+                    Some((f[5..].join(" "), (flat, cum)))
+                })
+                .collect();
+            assert!(report.len() >= 3, "{args:?}: {}", r.out);
+            let t = csv(&dir, flags, program(s), &files);
+            assert_eq!(
+                t.get("(total)", "change"),
+                Some(total_line(&r.out).to_string())
+            );
+            let cum = flags.contains(&"--cum");
+            for row in t.rows.iter().skip(1) {
+                let change: i64 = row[t.col("change")].parse().unwrap();
+                let want = report
+                    .get(&row[0])
+                    .map_or(0, |&(flat, c)| if cum { c } else { flat });
+                assert_eq!(change, want, "{s} {flags:?} {}", row[0]);
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 60, "only {checked} sites compared");
+}
+
+#[test]
 fn the_order_comes_from_the_names_whatever_the_arguments() {
     let dir = scratch("order", &|n| n.to_string());
     for s in ["hprof", "sample", "jemalloc"] {
@@ -776,6 +831,15 @@ fn bad_input_is_refused_naming_the_file() {
     refuse(
         &["--trend", &files[0], &files[1], "ttrend-je.1386.5.i5.heap"],
         &["ttrend-je.1386.5.i5.heap"],
+    );
+    // One file twice.
+    let again = format!("./{}", files[1]);
+    refuse(
+        &["--trend", "./ttrend", &files[0], &files[1], &again],
+        &[&format!(
+            "rpprof: ./{}: given twice in the series (as {} too)",
+            files[1], files[1]
+        )],
     );
     // Options that do not go with --trend.
     let base = format!("--base={}", files[0]);
