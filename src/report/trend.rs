@@ -275,7 +275,7 @@ fn write_text(out: &mut dyn Write, t: &Trend) -> io::Result<()> {
     )?;
     writeln!(
         out,
-        "class: growing/shrinking = significant Mann-Kendall trend (p < 0.05); saturating = grew, then flat; new = absent from the first dump; gone = absent from the last"
+        "class: growing/shrinking = a significant Mann-Kendall trend (p < 0.05), or a rise/fall at every dump; saturating = grew, then flat; new = absent from the first dump; gone = absent from the last"
     )
 }
 
