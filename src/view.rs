@@ -16,7 +16,8 @@ use crate::error::{Error, Result};
 use crate::graph::{self, Granularity, Stacks};
 use crate::profile::{self, Kind};
 use crate::report::{
-    Mode, callgrind, collapsed, disasm, dot, flame, graphviz, list, peek, proto, raw, text, traces,
+    Mode, callgrind, collapsed, disasm, dot, flame, graphviz, list, peek, proto, raw, stacks, text,
+    traces,
 };
 use crate::session::{Loaded, Session, UNKNOWN_BINARY, Value, file_name, io_err};
 use crate::symbolize::local::Local;
@@ -348,12 +349,30 @@ impl View {
         let mut buf: Vec<u8> = Vec::new();
         let mut notes = Vec::new();
         if self.mode == Mode::Raw {
+            // The symbol section names the addresses of the profiles reported: the session's
+            // when the view reports all of them (the command line), else those of the view's.
+            let used = inputs.len() + usize::from(base.is_some());
+            let own: Vec<u64>;
+            let addrs: &[u64] = if used == s.profiles.len() {
+                &s.addrs
+            } else {
+                let mut v: Vec<u64> = inputs
+                    .iter()
+                    .copied()
+                    .chain(base)
+                    .flat_map(|i| i.profile.addresses())
+                    .collect();
+                v.sort_unstable();
+                v.dedup();
+                own = v;
+                &own
+            };
             write_raw(
                 &mut buf,
                 &RawJob {
                     ctx: &ctx,
                     program: &s.program_name,
-                    addrs: &s.addrs,
+                    addrs,
                     inputs: &inputs,
                     base,
                     merged: merged(),
@@ -494,7 +513,7 @@ impl View {
             };
             // A differential flame graph draws the base beside the profile instead of
             // subtracting it.
-            let flame = self.mode == Mode::Flame;
+            let flame = matches!(self.mode, Mode::Flame | Mode::FlameData);
             let key = |profiles: Vec<usize>, base: Option<usize>| TrimKey {
                 profiles,
                 base,
@@ -657,6 +676,19 @@ impl Ctx<'_> {
                     }
                     Err(flame::FlameError::Io(e)) => return Err(io_err(e)),
                 }
+            }
+            Mode::FlameData => {
+                let paths = graph::translate_stacks(&st, symbols, self.gopts);
+                let base = flame_base.map(|b| {
+                    let b = self.filtered(Cow::Borrowed(b), &mut Vec::new());
+                    let b = graph::hide_show(b, symbols, self.gopts);
+                    graph::translate_stacks(&b, symbols, self.gopts)
+                });
+                let so = stacks::StacksOptions {
+                    measure: topts.measure,
+                    total,
+                };
+                stacks::write(out, &paths, base.as_deref(), &so).map_err(io_err)?;
             }
             Mode::Callgrind => {
                 let calls = callgrind::extract_calls(&st, symbols, self.gopts.jeprof);

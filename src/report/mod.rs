@@ -10,6 +10,7 @@ pub mod list;
 pub mod peek;
 pub mod proto;
 pub mod raw;
+pub mod stacks;
 pub mod symbols;
 pub mod text;
 pub mod traces;
@@ -58,6 +59,8 @@ pub enum Mode {
     Traces,
     /// `--peek=<regexp>` (Go pprof's).
     Peek,
+    /// The stacks as JSON, for the web UI's flame graph ([`stacks`]); no option selects it.
+    FlameData,
 }
 
 impl Mode {
@@ -84,6 +87,7 @@ impl Mode {
             Mode::Proto => "--proto",
             Mode::Traces => "--traces",
             Mode::Peek => "--peek",
+            Mode::FlameData => "--http",
         }
     }
 }
