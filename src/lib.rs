@@ -52,3 +52,4 @@ pub mod shell;
 pub mod symbolize;
 pub mod units;
 pub mod view;
+pub mod web;
