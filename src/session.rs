@@ -663,6 +663,53 @@ impl Session {
         })
     }
 
+    /// The session the command line would have loaded for `profiles` (indices, the first
+    /// the main one) and `base`: those profiles only, their addresses and their names,
+    /// taken from this session without reading or symbolizing anything. Reports whose text
+    /// depends on every name read (pprof tells apart overloaded functions of one short name
+    /// when both are among them) come out as the command line prints them.
+    pub fn subset(&self, profiles: &[usize], base: Option<usize>) -> Result<Session> {
+        let mut list: Vec<Arc<Loaded>> = Vec::with_capacity(profiles.len() + 1);
+        for &i in profiles.iter().chain(base.iter()) {
+            let Some(p) = self.profiles.get(i) else {
+                return Err(Error::usage(format!("no profile number {i}")));
+            };
+            list.push(p.clone());
+        }
+        let Some(first) = list.first() else {
+            return Err(Error::usage("Did not specify profile file"));
+        };
+        let main = &first.profile;
+        let mut addrs: Vec<u64> = list.iter().flat_map(|p| p.profile.addresses()).collect();
+        addrs.sort_unstable();
+        addrs.dedup();
+        addrs.shrink_to_fit();
+        let mut symbols = SymbolTable::new();
+        symbols.reserve(addrs.len());
+        for &a in &addrs {
+            if let Some(f) = self.symbols.get(a) {
+                symbols.insert(a, f.to_vec());
+            }
+        }
+        let mut sym_opts = self.sym_opts.clone();
+        sym_opts.jeprof = self.opts.jeprof || main.is_jemalloc();
+        sym_opts.address_width = main.address_width;
+        Ok(Session {
+            opts: self.opts.clone(),
+            program: self.program.clone(),
+            program_name: program_name(self.program.as_deref(), main),
+            mapped_program: program_from_map(main),
+            base: base.map(|_| list.len() - 1),
+            symbols,
+            addrs,
+            sym_opts,
+            cache_views: self.cache_views,
+            cache: Mutex::new(Default::default()),
+            ids: OnceLock::new(),
+            profiles: list,
+        })
+    }
+
     /// Names the addresses `missing` (sorted) into `symbols`: the profiles are taken in
     /// order, grouped by memory map (and by whether they carry names); each group names the
     /// missing addresses of its profiles that no earlier group named.

@@ -349,30 +349,12 @@ impl View {
         let mut buf: Vec<u8> = Vec::new();
         let mut notes = Vec::new();
         if self.mode == Mode::Raw {
-            // The symbol section names the addresses of the profiles reported: the session's
-            // when the view reports all of them (the command line), else those of the view's.
-            let used = inputs.len() + usize::from(base.is_some());
-            let own: Vec<u64>;
-            let addrs: &[u64] = if used == s.profiles.len() {
-                &s.addrs
-            } else {
-                let mut v: Vec<u64> = inputs
-                    .iter()
-                    .copied()
-                    .chain(base)
-                    .flat_map(|i| i.profile.addresses())
-                    .collect();
-                v.sort_unstable();
-                v.dedup();
-                own = v;
-                &own
-            };
             write_raw(
                 &mut buf,
                 &RawJob {
                     ctx: &ctx,
                     program: &s.program_name,
-                    addrs,
+                    addrs: &s.addrs,
                     inputs: &inputs,
                     base,
                     merged: merged(),

@@ -248,6 +248,9 @@ pub struct Selected {
     pub v: View,
     /// The parameters.
     pub q: Query,
+    /// The session the command line would load for this profile and base (see
+    /// [`Session::subset`]); the view renders from it.
+    pub sub: Option<Arc<Session>>,
 }
 
 impl Selected {
@@ -268,7 +271,7 @@ impl Selected {
 
     /// Renders the view in `mode`: the report and the messages.
     pub fn render(&self, mode: Mode) -> std::result::Result<(Vec<u8>, String), (Error, String)> {
-        let Some(s) = self.session() else {
+        let Some(s) = self.sub.as_deref() else {
             return Err((Error::refused("no profiles yet"), String::new()));
         };
         let mut v = self.v.clone();
@@ -295,7 +298,15 @@ pub struct Ui {
     defaults: View,
     /// `--seconds` for remote fetches.
     seconds: u64,
+    /// The sessions of the latest selections (profile and base), most recent first.
+    subs: std::sync::Mutex<Vec<(SubKey, Arc<Session>)>>,
 }
+
+/// What a selection's session is made of: the profile and the base (by address).
+type SubKey = (usize, usize);
+
+/// How many selections' sessions are kept.
+const SUBS: usize = 8;
 
 /// The value column named `name` (or numbered) of a profile with `types`, from `v`.
 fn sample_index(
@@ -376,6 +387,7 @@ impl Ui {
                 base: None,
                 v,
                 q,
+                sub: None,
             });
         };
         let view = view.unwrap_or(0);
@@ -383,11 +395,9 @@ impl Ui {
             return Err(Refusal(404, "no profiles".into()));
         };
         let prof = &s.profiles[entry.index].profile;
-        v.profiles = Some(vec![entry.index]);
-        v.base = match base {
-            Some(b) => BaseChoice::Profile(snap.entries[b].index),
-            None => BaseChoice::None,
-        };
+        // The view renders from the selection's own session: its profile, then its base.
+        v.profiles = None;
+        v.base = BaseChoice::Session;
         if let Some(si) = q.get("si") {
             let types: Vec<&str> = prof.sample_types.iter().map(|t| t.name).collect();
             v.value = sample_index(si, &types, prof.kind.name(), v.value)?;
@@ -457,13 +467,39 @@ impl Ui {
             s.check_pair(entry.index, snap.entries[b].index, true, v.value)
                 .map_err(|e| Refusal::bad(e.to_string()))?;
         }
+        let sub = self
+            .sub_session(s, entry.index, base.map(|b| snap.entries[b].index))
+            .map_err(|e| Refusal(status_of(&e), e.to_string()))?;
         Ok(Selected {
             snap: snap.clone(),
             view,
             base,
             v,
             q,
+            sub: Some(sub),
         })
+    }
+
+    /// The session of profile `view` and `base` of `s`, made once and kept for a while.
+    fn sub_session(&self, s: &Session, view: usize, base: Option<usize>) -> Result<Arc<Session>> {
+        let ptr = |i: usize| Arc::as_ptr(&s.profiles[i]) as usize;
+        let key = (ptr(view), base.map_or(0, ptr));
+        if let Ok(mut subs) = self.subs.lock()
+            && let Some(i) = subs.iter().position(|(k, _)| *k == key)
+        {
+            let e = subs.remove(i);
+            let sub = e.1.clone();
+            subs.insert(0, e);
+            return Ok(sub);
+        }
+        let mut sub = s.subset(&[view], base)?;
+        sub.cache_views = true;
+        let sub = Arc::new(sub);
+        if let Ok(mut subs) = self.subs.lock() {
+            subs.insert(0, (key, sub.clone()));
+            subs.truncate(SUBS);
+        }
+        Ok(sub)
     }
 
     fn history_json(&self) -> String {
@@ -768,6 +804,7 @@ pub fn serve(opts: &Options, err: &mut dyn Write) -> Result<()> {
         history,
         defaults,
         seconds,
+        subs: std::sync::Mutex::new(Vec::new()),
     };
     let access = server::Access {
         loopback_only: server::is_loopback(local.ip()),
