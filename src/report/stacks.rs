@@ -17,6 +17,7 @@
 
 use std::collections::HashMap;
 use std::io::{self, Write};
+use std::sync::Arc;
 
 use crate::units::Measure;
 
@@ -75,8 +76,8 @@ fn measure_name(m: Measure) -> &'static str {
 /// [`crate::graph::translate_stacks`] gives them) and, for a differential graph, the base's.
 pub fn write(
     out: &mut dyn Write,
-    paths: &[(Vec<String>, f64)],
-    base: Option<&[(Vec<String>, f64)]>,
+    paths: &[(Vec<Arc<str>>, f64)],
+    base: Option<&[(Vec<Arc<str>>, f64)]>,
     o: &StacksOptions,
 ) -> io::Result<()> {
     let mut ids: HashMap<&str, usize> = HashMap::new();
@@ -90,8 +91,8 @@ pub fn write(
                 .iter()
                 .rev()
                 .map(|n| {
-                    *ids.entry(n.as_str()).or_insert_with(|| {
-                        names.push(n.as_str());
+                    *ids.entry(&**n).or_insert_with(|| {
+                        names.push(&**n);
                         names.len() - 1
                     })
                 })
@@ -157,7 +158,7 @@ mod tests {
 
     #[test]
     fn stacks_are_summed_by_name_root_first() {
-        let p = |v: &[&str], x: f64| (v.iter().map(|s| s.to_string()).collect::<Vec<_>>(), x);
+        let p = |v: &[&str], x: f64| (v.iter().map(|&s| Arc::from(s)).collect::<Vec<_>>(), x);
         let paths = vec![p(&["leaf", "main"], 2.0), p(&["leaf", "main"], 3.0)];
         let base = vec![p(&["other", "main"], 1.5)];
         let mut out = Vec::new();
