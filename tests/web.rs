@@ -953,3 +953,107 @@ fn command_line_mistakes_with_http() {
     assert_eq!(code, 1);
     assert!(err.contains("no-such.heap"), "{err}");
 }
+
+/// Waits (polling; a guard of two minutes, not a time limit) until `f` says yes.
+fn eventually(what: &str, mut f: impl FnMut() -> bool) {
+    let start = std::time::Instant::now();
+    while !f() {
+        assert!(start.elapsed() < Duration::from_secs(120), "{what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn the_browser_is_opened_on_the_first_page_unless_no_browser() {
+    use std::os::unix::fs::PermissionsExt;
+    let t = scratch("browser-opened");
+    let src = case("t-heap");
+    let prog = src.join("theap");
+    let profile = src.join(H3);
+    // A "browser" that writes down what it was asked to open.
+    let script = t.join("browser.sh");
+    std::fs::write(&script, "#!/bin/sh\necho \"$@\" > \"$0.opened.tmp\"\nmv \"$0.opened.tmp\" \"$0.opened\"\n").unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let opened = t.join("browser.sh.opened");
+    let args = [
+        prog.to_str().unwrap(),
+        profile.to_str().unwrap(),
+        "--focus=grow",
+        "--alloc_space",
+    ];
+    let env = [("BROWSER", script.to_str().unwrap())];
+    let s = web::launch(&t, &["--http=127.0.0.1:0"], &args, &env);
+    eventually("the browser was never started", || opened.exists());
+    // The first page carries the command line's options as URL parameters.
+    let asked = std::fs::read_to_string(&opened).unwrap();
+    assert_eq!(
+        asked.trim_end(),
+        format!("{}/ui/?f=grow&si=alloc_space", s.url)
+    );
+    let page = get(asked.trim_end());
+    assert_eq!(page.status, 200, "{}", page.text());
+    assert!(page.text().contains("(heap profile, alloc_space)"));
+    assert!(page.text().contains("id=\"f-input\" size=\"14\" value=\"grow\""));
+    drop(s);
+    std::fs::remove_file(&opened).unwrap();
+
+    // --no_browser: nothing is started. The browser would have been started before the
+    // first request was answered, and its file written soon after.
+    let s = web::launch(&t, &["--http=127.0.0.1:0", "--no_browser"], &args, &env);
+    assert_eq!(get(&format!("{}/ui/text", s.url)).status, 200);
+    std::thread::sleep(Duration::from_secs(1));
+    assert!(!opened.exists(), "--no_browser started {script:?}");
+    drop(s);
+
+    // No browser to be found: the URL, to open by hand.
+    let empty = t.join("empty-path");
+    std::fs::create_dir(&empty).unwrap();
+    let s = web::launch(
+        &t,
+        &["--http=127.0.0.1:0"],
+        &args,
+        &[
+            ("BROWSER", "/nonexistent/browser"),
+            ("PATH", empty.to_str().unwrap()),
+        ],
+    );
+    let want = format!("Could not start a browser; open {}/ui/?", s.url);
+    eventually("no word on the missing browser", || {
+        s.stderr.lock().unwrap().contains(&want)
+    });
+}
+
+#[test]
+fn without_graphviz_or_objdump_the_pages_say_so() {
+    let t = scratch("no-tools");
+    let src = case("t-heap");
+    // Nothing on PATH: no dot, no objdump.
+    let empty = t.join("empty-path");
+    std::fs::create_dir(&empty).unwrap();
+    let s = web::start(&src, &["theap", H3], &[("PATH", empty.to_str().unwrap())]);
+    // A notice, not an error page, and the graph in DOT form meanwhile.
+    let g = get(&format!("{}/ui/graph?view={H3}", s.url));
+    assert_eq!(g.status, 200, "{}", g.text());
+    let g = g.text();
+    assert!(g.contains("not installed here"), "{g}");
+    assert!(g.contains("apt-get install graphviz"), "{g}");
+    assert!(!g.contains("id=\"graph-frame\""), "{g}");
+    let dot = get(&format!("{}/ui/dot?view={H3}", s.url));
+    assert_eq!(dot.status, 200);
+    let (_, want, _) = cli(&src, &["--dot", "theap", H3]);
+    assert_eq!(dot.text(), String::from_utf8_lossy(&want));
+    // The SVG itself: one line saying what is missing.
+    let svg = get(&format!("{}/ui/svg?view={H3}", s.url));
+    assert_ne!(svg.status, 200);
+    let line = svg.text();
+    assert_eq!(line.lines().count(), 1, "{line}");
+    assert!(line.contains("graphviz"), "{line}");
+    let d = get(&format!("{}/ui/disasm?view={H3}&f=grow", s.url));
+    assert_eq!(d.status, 200);
+    assert!(d.text().contains("needs <code>objdump</code>"), "{}", d.text());
+    // The rest needs nothing more.
+    let t = get(&format!("{}/ui/text?view={H3}", s.url));
+    let (_, want, _) = cli(&src, &["--text", "theap", H3]);
+    assert_eq!(t.text(), String::from_utf8_lossy(&want));
+    assert_eq!(get(&format!("{}/ui/flamegraph?view={H3}", s.url)).status, 200);
+}

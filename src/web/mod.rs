@@ -655,7 +655,8 @@ impl server::Handler for Ui {
     }
 }
 
-/// Opens `url` in a browser: `$BROWSER` first, then `xdg-open`; not waited for.
+/// Opens `url` in a browser: `$BROWSER` first (a list separated by `:`, as `xdg-open` and
+/// Python's `webbrowser` read it), then the platform's opener; not waited for.
 fn open_browser(url: &str, err: &mut dyn Write) {
     let mut tries: Vec<Vec<String>> = Vec::new();
     if let Ok(b) = std::env::var("BROWSER") {
@@ -663,7 +664,12 @@ fn open_browser(url: &str, err: &mut dyn Write) {
             tries.push(one.split_whitespace().map(str::to_string).collect());
         }
     }
-    tries.push(vec!["xdg-open".to_string()]);
+    let opener = if cfg!(target_os = "macos") {
+        "open"
+    } else {
+        "xdg-open"
+    };
+    tries.push(vec![opener.to_string()]);
     for t in tries {
         let Some((prog, args)) = t.split_first() else {
             continue;

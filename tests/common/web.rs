@@ -24,9 +24,14 @@ impl Drop for WebServer {
 
 /// Starts `rpprof --http=127.0.0.1:0 --no_browser <args>` in `dir`.
 pub fn start(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> WebServer {
+    launch(dir, &["--http=127.0.0.1:0", "--no_browser"], args, env)
+}
+
+/// Starts `rpprof <flags> <args>` in `dir`, `flags` including `--http`; `$BROWSER` is `true`
+/// unless `env` says otherwise.
+pub fn launch(dir: &Path, flags: &[&str], args: &[&str], env: &[(&str, &str)]) -> WebServer {
     let mut c = Command::new(env!("CARGO_BIN_EXE_rpprof"));
-    c.arg("--http=127.0.0.1:0")
-        .arg("--no_browser")
+    c.args(flags)
         .args(args)
         .current_dir(dir)
         .stdin(Stdio::null())
