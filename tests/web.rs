@@ -972,7 +972,11 @@ fn the_browser_is_opened_on_the_first_page_unless_no_browser() {
     let profile = src.join(H3);
     // A "browser" that writes down what it was asked to open.
     let script = t.join("browser.sh");
-    std::fs::write(&script, "#!/bin/sh\necho \"$@\" > \"$0.opened.tmp\"\nmv \"$0.opened.tmp\" \"$0.opened\"\n").unwrap();
+    std::fs::write(
+        &script,
+        "#!/bin/sh\necho \"$@\" > \"$0.opened.tmp\"\nmv \"$0.opened.tmp\" \"$0.opened\"\n",
+    )
+    .unwrap();
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     let opened = t.join("browser.sh.opened");
     let args = [
@@ -993,7 +997,10 @@ fn the_browser_is_opened_on_the_first_page_unless_no_browser() {
     let page = get(asked.trim_end());
     assert_eq!(page.status, 200, "{}", page.text());
     assert!(page.text().contains("(heap profile, alloc_space)"));
-    assert!(page.text().contains("id=\"f-input\" size=\"14\" value=\"grow\""));
+    assert!(
+        page.text()
+            .contains("id=\"f-input\" size=\"14\" value=\"grow\"")
+    );
     drop(s);
     std::fs::remove_file(&opened).unwrap();
 
@@ -1050,10 +1057,17 @@ fn without_graphviz_or_objdump_the_pages_say_so() {
     assert!(line.contains("graphviz"), "{line}");
     let d = get(&format!("{}/ui/disasm?view={H3}&f=grow", s.url));
     assert_eq!(d.status, 200);
-    assert!(d.text().contains("needs <code>objdump</code>"), "{}", d.text());
+    assert!(
+        d.text().contains("needs <code>objdump</code>"),
+        "{}",
+        d.text()
+    );
     // The rest needs nothing more.
     let t = get(&format!("{}/ui/text?view={H3}", s.url));
     let (_, want, _) = cli(&src, &["--text", "theap", H3]);
     assert_eq!(t.text(), String::from_utf8_lossy(&want));
-    assert_eq!(get(&format!("{}/ui/flamegraph?view={H3}", s.url)).status, 200);
+    assert_eq!(
+        get(&format!("{}/ui/flamegraph?view={H3}", s.url)).status,
+        200
+    );
 }

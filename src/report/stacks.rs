@@ -72,12 +72,15 @@ fn measure_name(m: Measure) -> &'static str {
     }
 }
 
+/// Stacks of report nodes (innermost first) and their values.
+pub type Paths = [(Vec<Arc<str>>, f64)];
+
 /// Writes the stacks `paths` (node names innermost first, as
 /// [`crate::graph::translate_stacks`] gives them) and, for a differential graph, the base's.
 pub fn write(
     out: &mut dyn Write,
-    paths: &[(Vec<Arc<str>>, f64)],
-    base: Option<&[(Vec<Arc<str>>, f64)]>,
+    paths: &Paths,
+    base: Option<&Paths>,
     o: &StacksOptions,
 ) -> io::Result<()> {
     let mut ids: HashMap<&str, usize> = HashMap::new();
