@@ -123,6 +123,23 @@ pub struct Args {
     #[arg(long, help_heading = "Output type")]
     pub json: bool,
 
+    // ---- Web UI
+    /// Serve a web UI on [host]:port instead of printing a report (no host: localhost; no
+    /// port or 0: a free one): flame graph, top, graph, source, disassembly, peek, with a
+    /// View and a Diff picker over the profiles; a folder or a quoted glob is watched for new
+    /// dumps
+    #[arg(long, value_name = "[host]:port", help_heading = "Web UI")]
+    pub http: Option<String>,
+    /// With --http: do not open a browser
+    #[arg(long = "no_browser", help_heading = "Web UI")]
+    pub no_browser: bool,
+    /// With --http and a remote profile: fetch a new one every <duration> (30s, 5m, 1h)
+    #[arg(long, value_name = "duration", help_heading = "Web UI")]
+    pub every: Option<String>,
+    /// With --http: keep at most the newest <n> profiles [default: 32]
+    #[arg(long = "max_profiles_kept", value_name = "n", help_heading = "Web UI")]
+    pub max_profiles_kept: Option<usize>,
+
     // ---- Granularity
     /// Report at function level [default]
     #[arg(long, help_heading = "Reporting granularity")]
@@ -313,9 +330,8 @@ fn specs() -> Vec<OptSpec> {
                 }
             } else {
                 match name.as_str() {
-                    "seconds" | "nodecount" | "maxdegree" | "scale" | "test_stride" => {
-                        ValueKind::Integer
-                    }
+                    "seconds" | "nodecount" | "maxdegree" | "scale" | "test_stride"
+                    | "max_profiles_kept" => ValueKind::Integer,
                     "nodefraction" | "edgefraction" => ValueKind::Real,
                     _ => ValueKind::String,
                 }
@@ -495,7 +511,7 @@ impl Args {
     /// True when no output mode was given: pprof then starts its shell if standard output
     /// is a terminal, and prints `--text` otherwise.
     pub fn no_mode(&self) -> bool {
-        self.mode().is_ok_and(|m| m == Mode::Text) && !self.text
+        self.mode().is_ok_and(|m| m == Mode::Text) && !self.text && self.http.is_none()
     }
 
     /// The output mode, or the error pprof gives for more than one.
@@ -611,6 +627,26 @@ impl Args {
         if self.test {
             return Err(Error::not_implemented("--test (pprof's self tests)"));
         }
+        if self.http.is_some() && (mode != Mode::Text || self.text || self.stacks) {
+            return Err(Error::usage(
+                "--http shows every report itself: give no output mode with it",
+            ));
+        }
+        if self.http.is_none() {
+            for (set, name) in [
+                (self.no_browser, "--no_browser"),
+                (self.every.is_some(), "--every"),
+                (self.max_profiles_kept.is_some(), "--max_profiles_kept"),
+            ] {
+                if set {
+                    return Err(Error::usage(format!("{name} works with --http only")));
+                }
+            }
+        }
+        let every = match &self.every {
+            Some(e) => Some(crate::web::parse_duration(e)?),
+            None => None,
+        };
         let heap_value = if self.inuse_objects {
             HeapValue::InuseObjects
         } else if self.alloc_space {
@@ -675,6 +711,10 @@ impl Args {
                 .or_else(|| self.disasm.clone())
                 .or_else(|| self.peek.clone()),
             seconds: self.seconds,
+            http: self.http.clone(),
+            no_browser: self.no_browser,
+            every,
+            max_profiles_kept: self.max_profiles_kept,
             graph: CallGraph {
                 nodecount: self.nodecount.unwrap_or(80),
                 nodefraction: self.nodefraction.unwrap_or(0.005),

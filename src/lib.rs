@@ -53,3 +53,4 @@ pub mod symbolize;
 pub mod trend;
 pub mod units;
 pub mod view;
+pub mod web;

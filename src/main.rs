@@ -82,7 +82,9 @@ fn main() -> ExitCode {
     });
     let result = result.and_then(|opts| {
         let mut out = stdout.lock();
-        rpprof::pipeline::run(&opts, &mut out, &mut stderr.lock())
+        // Standard error is locked per message, not for the whole run: the web UI's watcher
+        // and fetch threads write to it while the main thread serves.
+        rpprof::pipeline::run(&opts, &mut out, &mut &stderr)
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -79,6 +79,14 @@ pub struct Options {
     pub exit_after: bool,
     /// Call graph options (`--dot` and the modes drawn from it).
     pub graph: CallGraph,
+    /// `--http`: serve the web UI on `[host]:port` instead of printing a report.
+    pub http: Option<String>,
+    /// `--no_browser`: with `--http`, do not open a browser.
+    pub no_browser: bool,
+    /// `--every`: with `--http`, fetch the remote profiles again so often.
+    pub every: Option<std::time::Duration>,
+    /// `--max_profiles_kept`: with `--http`, how many profiles the history keeps (32).
+    pub max_profiles_kept: Option<usize>,
 }
 
 impl Options {
@@ -143,6 +151,9 @@ impl Options {
 /// standard input (the shell with a line editor when it is a terminal).
 pub fn run(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<()> {
     use std::io::IsTerminal;
+    if opts.http.is_some() {
+        return crate::web::serve(opts, err);
+    }
     if opts.mode == Mode::Interactive && std::io::stdin().is_terminal() {
         let view = opts.view();
         view.check()?;

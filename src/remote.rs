@@ -514,7 +514,16 @@ pub fn fetch_profile(
         name.push_str(&target.page.replace(['/', '?'], "."));
     }
     let dir = profile_dir();
-    let path = dir.join(&name);
+    // A second fetch within the same second (the web UI's --every) gets a name of its own
+    // rather than replacing the first's file.
+    let mut path = dir.join(&name);
+    for n in 1.. {
+        if !path.exists() {
+            break;
+        }
+        path = dir.join(format!("{name}.{n}"));
+    }
+    let name = file_name_of(&path);
     if target.timed() {
         messages.push(format!(
             "Gathering CPU profile from {url} for {seconds} seconds to\n  {}",
@@ -545,6 +554,11 @@ pub fn fetch_profile(
     std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
     messages.push(format!("Wrote profile to {}", path.display()));
     Ok(path)
+}
+
+fn file_name_of(p: &Path) -> String {
+    p.file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
 }
 
 /// Names of `addrs` from the server's `/pprof/symbol` page: first a GET to check that it

@@ -265,6 +265,13 @@ enum First {
     Profile,
 }
 
+/// True when `first`, the first of `n_args` arguments, is the program rather than a profile
+/// (as [`Session::load`] decides: an ELF file, or anything that does not look like a
+/// profile when more arguments follow).
+pub fn first_is_program(first: &str, n_args: usize) -> Result<bool> {
+    Ok(matches!(classify(first, n_args)?, First::Program))
+}
+
 fn classify(arg: &str, n_args: usize) -> Result<First> {
     let path = Path::new(arg);
     if !path.exists() {
@@ -547,6 +554,258 @@ impl Session {
         let mut s = Session::symbolize(opts, self.program.clone(), profiles, base, err)?;
         s.cache_views = self.cache_views;
         Ok(s)
+    }
+
+    /// A session of profiles already read, of any kinds, with no base: the web UI's history,
+    /// where each view names the profiles it adds up and the base it subtracts, and
+    /// [`crate::view::View::render`] checks that those agree. Their addresses are symbolized
+    /// once, each profile's by its own memory map (the first map that names an address wins),
+    /// so that dumps of several runs of a program, each loaded elsewhere, are all named.
+    pub fn of_profiles(
+        opts: LoadOptions,
+        program: Option<PathBuf>,
+        profiles: Vec<Arc<Loaded>>,
+        err: &mut dyn Write,
+    ) -> Result<Session> {
+        let Some(first) = profiles.first() else {
+            return Err(Error::usage("Did not specify profile file"));
+        };
+        let main = &first.profile;
+        let mut sym_opts = opts.symbol_options(main.address_width);
+        sym_opts.jeprof = opts.jeprof || main.is_jemalloc();
+        let s = Session {
+            program_name: program_name(program.as_deref(), main),
+            mapped_program: program_from_map(main),
+            opts,
+            program,
+            profiles: Vec::new(),
+            base: None,
+            symbols: SymbolTable::new(),
+            addrs: Vec::new(),
+            sym_opts,
+            cache_views: false,
+            cache: Mutex::new(Default::default()),
+            ids: OnceLock::new(),
+            renames: OnceLock::new(),
+            run_frames: OnceLock::new(),
+        };
+        s.with_profiles(&[], profiles, err)
+    }
+
+    /// This session with profiles `keep` (indices into [`Session::profiles`], in that order)
+    /// and then `add`: the web UI's history when dumps arrive or old ones are let go. The
+    /// profiles kept are not read again, and only addresses this session has not named are
+    /// symbolized (each by the memory map of a profile it is in). The session's base, if
+    /// kept, stays its base. The notes of the added profiles are written to `err`.
+    pub fn with_profiles(
+        &self,
+        keep: &[usize],
+        add: Vec<Arc<Loaded>>,
+        err: &mut dyn Write,
+    ) -> Result<Session> {
+        let mut profiles: Vec<Arc<Loaded>> = Vec::with_capacity(keep.len() + add.len());
+        let mut base = None;
+        for &i in keep {
+            let Some(p) = self.profiles.get(i) else {
+                return Err(Error::usage(format!("no profile number {i}")));
+            };
+            if self.base == Some(i) {
+                base = Some(profiles.len());
+            }
+            profiles.push(p.clone());
+        }
+        for loaded in &add {
+            if let (Some(p), Some(_)) = (&self.program, &loaded.profile.symbols) {
+                return Err(Error::refused(format!(
+                    "{} is a symbolized profile: it cannot be used with a program argument; try again without {}",
+                    loaded.path.display(),
+                    p.display()
+                )));
+            }
+            for n in &loaded.profile.notes {
+                writeln!(err, "{n}").map_err(io_err)?;
+            }
+        }
+        profiles.extend(add);
+        if profiles.is_empty() {
+            return Err(Error::usage("Did not specify profile file"));
+        }
+        // Every address of the profiles kept and added; the ones this session named keep
+        // their names.
+        let mut addrs: Vec<u64> = profiles
+            .iter()
+            .flat_map(|p| p.profile.addresses())
+            .collect();
+        addrs.sort_unstable();
+        addrs.dedup();
+        addrs.shrink_to_fit();
+        let mut symbols = SymbolTable::new();
+        symbols.reserve(addrs.len());
+        let mut missing: Vec<u64> = Vec::new();
+        for &a in &addrs {
+            if self.addrs.binary_search(&a).is_ok() {
+                if let Some(f) = self.symbols.get(a) {
+                    symbols.insert(a, f.to_vec());
+                }
+            } else {
+                missing.push(a);
+            }
+        }
+        if !missing.is_empty() {
+            self.name_missing(&profiles, &missing, &mut symbols, err)?;
+        }
+        let main = &profiles[0].profile;
+        Ok(Session {
+            opts: self.opts.clone(),
+            program: self.program.clone(),
+            program_name: program_name(self.program.as_deref(), main),
+            mapped_program: program_from_map(main),
+            base,
+            symbols,
+            addrs,
+            sym_opts: self.sym_opts.clone(),
+            cache_views: self.cache_views,
+            cache: Mutex::new(Default::default()),
+            ids: OnceLock::new(),
+            renames: OnceLock::new(),
+            run_frames: OnceLock::new(),
+            profiles,
+        })
+    }
+
+    /// The session the command line would have loaded for `profiles` (indices, the first
+    /// the main one) and `base`: those profiles only, their addresses and their names,
+    /// taken from this session without reading or symbolizing anything. Reports whose text
+    /// depends on every name read (pprof tells apart overloaded functions of one short name
+    /// when both are among them) come out as the command line prints them.
+    pub fn subset(&self, profiles: &[usize], base: Option<usize>) -> Result<Session> {
+        let mut list: Vec<Arc<Loaded>> = Vec::with_capacity(profiles.len() + 1);
+        for &i in profiles.iter().chain(base.iter()) {
+            let Some(p) = self.profiles.get(i) else {
+                return Err(Error::usage(format!("no profile number {i}")));
+            };
+            list.push(p.clone());
+        }
+        let Some(first) = list.first() else {
+            return Err(Error::usage("Did not specify profile file"));
+        };
+        let main = &first.profile;
+        let mut addrs: Vec<u64> = list.iter().flat_map(|p| p.profile.addresses()).collect();
+        addrs.sort_unstable();
+        addrs.dedup();
+        addrs.shrink_to_fit();
+        let mut symbols = SymbolTable::new();
+        symbols.reserve(addrs.len());
+        for &a in &addrs {
+            if let Some(f) = self.symbols.get(a) {
+                symbols.insert(a, f.to_vec());
+            }
+        }
+        let mut sym_opts = self.sym_opts.clone();
+        sym_opts.jeprof = self.opts.jeprof || main.is_jemalloc();
+        sym_opts.address_width = main.address_width;
+        Ok(Session {
+            opts: self.opts.clone(),
+            program: self.program.clone(),
+            program_name: program_name(self.program.as_deref(), main),
+            mapped_program: program_from_map(main),
+            base: base.map(|_| list.len() - 1),
+            symbols,
+            addrs,
+            sym_opts,
+            cache_views: self.cache_views,
+            cache: Mutex::new(Default::default()),
+            ids: OnceLock::new(),
+            renames: OnceLock::new(),
+            run_frames: OnceLock::new(),
+            profiles: list,
+        })
+    }
+
+    /// Names the addresses `missing` (sorted) into `symbols`: the profiles are taken in
+    /// order, grouped by memory map (and by whether they carry names); each group names the
+    /// missing addresses of its profiles that no earlier group named.
+    fn name_missing(
+        &self,
+        profiles: &[Arc<Loaded>],
+        missing: &[u64],
+        symbols: &mut SymbolTable,
+        err: &mut dyn Write,
+    ) -> Result<()> {
+        let mut left: rustc_hash::FxHashSet<u64> = missing.iter().copied().collect();
+        let mut done: Vec<bool> = vec![false; profiles.len()];
+        let w = self.sym_opts.address_width;
+        let mut warnings = Vec::new();
+        for i in 0..profiles.len() {
+            if done[i] || left.is_empty() {
+                continue;
+            }
+            fn key(p: &Profile) -> (bool, Vec<&str>) {
+                (
+                    p.symbols.is_some(),
+                    p.mappings.iter().map(|m| m.raw.as_str()).collect(),
+                )
+            }
+            let k = key(&profiles[i].profile);
+            let group: Vec<usize> = (i..profiles.len())
+                .filter(|&j| !done[j] && key(&profiles[j].profile) == k)
+                .collect();
+            let mut addrs: Vec<u64> = Vec::new();
+            for &j in &group {
+                done[j] = true;
+                addrs.extend(
+                    profiles[j]
+                        .profile
+                        .addresses()
+                        .into_iter()
+                        .filter(|a| left.contains(a)),
+                );
+            }
+            addrs.sort_unstable();
+            addrs.dedup();
+            if addrs.is_empty() {
+                continue;
+            }
+            let first = &profiles[group[0]].profile;
+            let table = if first.symbols.is_some() {
+                let mut names = std::collections::BTreeMap::new();
+                for &j in &group {
+                    if let Some(s) = &profiles[j].profile.symbols {
+                        names.extend(s.names.iter().map(|(a, n)| (*a, n.clone())));
+                    }
+                }
+                let table = Embedded {
+                    names: &names,
+                    address_width: w,
+                    keep_templates: self.opts.keep_templates,
+                }
+                .symbolize(&addrs, &mut warnings);
+                without_no_symbol_marks(table, &names, w)
+            } else {
+                let mapped = program_from_map(first);
+                match self.program.as_ref().or(mapped.as_ref()) {
+                    Some(p) => Local::new(p, &first.mappings, &self.sym_opts)
+                        .symbolize(&addrs, &mut warnings),
+                    None => {
+                        warnings.push(format!(
+                            "Warning: {}: no program given and none named in its memory map; addresses print as hex",
+                            profiles[group[0]].path.display()
+                        ));
+                        NoSymbols.symbolize(&addrs, &mut warnings)
+                    }
+                }
+            };
+            for a in &addrs {
+                left.remove(a);
+            }
+            for (a, frames) in table.iter() {
+                symbols.insert(a, frames.to_vec());
+            }
+        }
+        for w in &warnings {
+            writeln!(err, "{w}").map_err(io_err)?;
+        }
+        Ok(())
     }
 
     /// A session of other profiles whose addresses this session has all named.

@@ -18,7 +18,7 @@ use crate::graph::{self, Granularity, Stacks};
 use crate::profile::{self, Kind};
 use crate::report::{
     self as report, Mode, callgrind, collapsed, disasm, dot, flame, graphviz, list, peek, proto,
-    raw, text, traces,
+    raw, stacks, text, traces,
 };
 use crate::session::{Loaded, Session, UNKNOWN_BINARY, Value, file_name, io_err};
 use crate::symbolize::local::Local;
@@ -521,7 +521,7 @@ impl View {
             };
             // A differential flame graph draws the base beside the profile instead of
             // subtracting it.
-            let flame = self.mode == Mode::Flame;
+            let flame = matches!(self.mode, Mode::Flame | Mode::FlameData);
             let key = |profiles: Vec<usize>, base: Option<usize>| TrimKey {
                 profiles,
                 base,
@@ -719,6 +719,19 @@ impl Ctx<'_> {
                     }
                     Err(flame::FlameError::Io(e)) => return Err(io_err(e)),
                 }
+            }
+            Mode::FlameData => {
+                let paths = graph::translate_stacks(&st, symbols, self.gopts);
+                let base = flame_base.map(|b| {
+                    let b = self.filtered(Cow::Borrowed(b));
+                    let b = graph::hide_show(b, symbols, self.gopts);
+                    graph::translate_stacks(&b, symbols, self.gopts)
+                });
+                let so = stacks::StacksOptions {
+                    measure: topts.measure,
+                    total,
+                };
+                stacks::write(out, &paths, base.as_deref(), &so).map_err(io_err)?;
             }
             Mode::Callgrind => {
                 let calls = callgrind::extract_calls(&st, symbols, self.gopts.jeprof);

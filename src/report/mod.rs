@@ -10,6 +10,7 @@ pub mod list;
 pub mod peek;
 pub mod proto;
 pub mod raw;
+pub mod stacks;
 pub mod symbols;
 pub mod text;
 pub mod traces;
@@ -59,6 +60,8 @@ pub enum Mode {
     Traces,
     /// `--peek=<regexp>` (Go pprof's).
     Peek,
+    /// The stacks as JSON, for the web UI's flame graph ([`stacks`]); no option selects it.
+    FlameData,
     /// `--trend` (rpprof): the leak trend of a series of dumps, in one of its formats.
     Trend(TrendFormat),
 }
@@ -102,6 +105,7 @@ impl Mode {
             Mode::Traces => "--traces",
             Mode::Peek => "--peek",
             Mode::Trend(_) => "--trend",
+            Mode::FlameData => "--http",
         }
     }
 }

@@ -78,7 +78,7 @@ pub fn sparkline(values: &[f64]) -> String {
 }
 
 /// `v` as `--text` prints it, with a `+` when positive.
-fn signed(m: Measure, v: f64) -> String {
+pub fn signed(m: Measure, v: f64) -> String {
     let s = m.unparse(v);
     if v > 0.0 { format!("+{s}") } else { s }
 }

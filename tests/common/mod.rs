@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 pub mod pty;
+pub mod web;
 
 /// The crate root.
 pub fn root() -> PathBuf {

@@ -1,0 +1,178 @@
+//! The stacks of a report as JSON: what the web UI's flame graph (`/ui/flamegraph`) draws.
+//!
+//! Each stack is the list of its report nodes at the view's granularity (the names `--text`
+//! prints: short function names, `name file:line` with `--lines`, ...), root first, with its
+//! value; stacks that name the same nodes are summed. For a differential graph the base's
+//! stacks are given beside them (as `--flame` draws them), not subtracted: the page sizes
+//! frames by the profile and colours them by the change.
+//!
+//! ```text
+//! {"measure":"bytes","units":"MB","total":123.0,
+//!  "names":["main","alloc",...],
+//!  "stacks":[[value,base,name index (root),...,name index (leaf)],...]}
+//! ```
+//!
+//! Values are in the profile's own unit (bytes, objects, samples, nanoseconds, threads), as
+//! `measure` says; `units` and `total` are what `--text` prints in its `Total:` line.
+
+use std::collections::HashMap;
+use std::io::{self, Write};
+use std::sync::Arc;
+
+use crate::units::Measure;
+
+/// What the page needs besides the stacks.
+#[derive(Debug, Clone, Copy)]
+pub struct StacksOptions {
+    /// How the values print.
+    pub measure: Measure,
+    /// pprof's `Total:` (before uninteresting frames were removed).
+    pub total: f64,
+}
+
+/// Appends `s` as a JSON string.
+pub fn push_json_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            // `<` too, so that the JSON can sit in an HTML <script> element.
+            c if (c as u32) < 0x20 || c == '<' || c == '>' || c == '&' => {
+                out.push_str(&format!("\\u{:04x}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// Appends a finite number as JSON (non-finite values as 0).
+pub fn push_json_number(out: &mut String, v: f64) {
+    if !v.is_finite() {
+        out.push('0');
+    } else if v == v.trunc() && v.abs() < 1e15 {
+        out.push_str(&format!("{}", v as i64));
+    } else {
+        out.push_str(&format!("{v}"));
+    }
+}
+
+/// The name of a measure in the JSON.
+fn measure_name(m: Measure) -> &'static str {
+    match m {
+        Measure::Bytes { .. } => "bytes",
+        Measure::Objects => "objects",
+        Measure::Samples => "samples",
+        Measure::Nanoseconds => "nanoseconds",
+        Measure::Threads => "threads",
+    }
+}
+
+/// Stacks of report nodes (innermost first) and their values.
+pub type Paths = [(Vec<Arc<str>>, f64)];
+
+/// Writes the stacks `paths` (node names innermost first, as
+/// [`crate::graph::translate_stacks`] gives them) and, for a differential graph, the base's.
+pub fn write(
+    out: &mut dyn Write,
+    paths: &Paths,
+    base: Option<&Paths>,
+    o: &StacksOptions,
+) -> io::Result<()> {
+    let mut ids: HashMap<&str, usize> = HashMap::new();
+    let mut names: Vec<&str> = Vec::new();
+    // Root-first name ids → (value, base value), in a fixed order.
+    let mut stacks: std::collections::BTreeMap<Vec<usize>, (f64, f64)> = Default::default();
+    let sides = [(paths, false)].into_iter().chain(base.map(|b| (b, true)));
+    for (list, is_base) in sides {
+        for (path, v) in list {
+            let key: Vec<usize> = path
+                .iter()
+                .rev()
+                .map(|n| {
+                    *ids.entry(&**n).or_insert_with(|| {
+                        names.push(&**n);
+                        names.len() - 1
+                    })
+                })
+                .collect();
+            let e = stacks.entry(key).or_default();
+            if is_base {
+                e.1 += v;
+            } else {
+                e.0 += v;
+            }
+        }
+    }
+    let mut s = String::with_capacity(64 + stacks.len() * 32);
+    s.push_str("{\"measure\":");
+    push_json_string(&mut s, measure_name(o.measure));
+    s.push_str(",\"units\":");
+    push_json_string(&mut s, o.measure.units());
+    s.push_str(",\"total\":");
+    push_json_number(&mut s, o.total);
+    s.push_str(",\"diff\":");
+    s.push_str(if base.is_some() { "true" } else { "false" });
+    s.push_str(",\"names\":[");
+    for (i, n) in names.iter().enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        push_json_string(&mut s, n);
+    }
+    s.push_str("],\"stacks\":[");
+    let mut first = true;
+    for (key, (v, b)) in &stacks {
+        if *v == 0.0 && *b == 0.0 {
+            continue;
+        }
+        if !first {
+            s.push(',');
+        }
+        first = false;
+        s.push('[');
+        push_json_number(&mut s, *v);
+        s.push(',');
+        push_json_number(&mut s, *b);
+        for id in key {
+            s.push(',');
+            s.push_str(&id.to_string());
+        }
+        s.push(']');
+    }
+    s.push_str("]}\n");
+    out.write_all(s.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_are_escaped_for_script_elements() {
+        let mut s = String::new();
+        push_json_string(&mut s, "a\"b\\c</script>\u{1}");
+        assert_eq!(s, r#""a\"b\\c\u003c/script\u003e\u0001""#);
+    }
+
+    #[test]
+    fn stacks_are_summed_by_name_root_first() {
+        let p = |v: &[&str], x: f64| (v.iter().map(|&s| Arc::from(s)).collect::<Vec<_>>(), x);
+        let paths = vec![p(&["leaf", "main"], 2.0), p(&["leaf", "main"], 3.0)];
+        let base = vec![p(&["other", "main"], 1.5)];
+        let mut out = Vec::new();
+        let o = StacksOptions {
+            measure: Measure::Samples,
+            total: 7.0,
+        };
+        write(&mut out, &paths, Some(&base), &o).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "{\"measure\":\"samples\",\"units\":\"samples\",\"total\":7,\"diff\":true,\"names\":[\"main\",\"leaf\",\"other\"],\"stacks\":[[5,0,0,1],[0,1.5,0,2]]}\n"
+        );
+    }
+}

@@ -1,0 +1,170 @@
+// rpprof web UI: the pickers, the notice of new profiles, the sortable table.
+// Every choice is a URL: the pickers navigate to a new one, nothing is kept elsewhere.
+(function () {
+  'use strict';
+
+  const form = document.getElementById('controls');
+  const viewPicker = document.getElementById('view-picker');
+  const notice = document.getElementById('notice');
+
+  // The URL of the form's page with the form's values (empty ones left out) and the
+  // parameters the form does not hold (the flame graph's search, for one).
+  function formURL() {
+    const url = new URL(form.action, window.location.href);
+    const params = new URLSearchParams();
+    const inForm = new Set();
+    for (const el of form.elements) {
+      if (!el.name) continue;
+      inForm.add(el.name);
+      if (!el.disabled && el.value !== '') params.set(el.name, el.value);
+    }
+    for (const [k, v] of new URLSearchParams(window.location.search)) {
+      if (!inForm.has(k) && v !== '') params.set(k, v);
+    }
+    url.search = params.toString();
+    return url;
+  }
+
+  function go() {
+    window.location.assign(formURL().toString());
+  }
+
+  function say(text, link) {
+    notice.textContent = text;
+    if (link) {
+      notice.append(' ');
+      const a = document.createElement('a');
+      a.href = link.href;
+      a.textContent = link.text;
+      a.id = 'notice-link';
+      notice.append(a);
+    }
+    notice.hidden = false;
+  }
+
+  // The "<new profile>" choice of a remote source: fetch one, then show it.
+  let fetching = false;
+  function fetchNew(source) {
+    if (fetching) return;
+    fetching = true;
+    say('Fetching a new profile…');
+    fetch('/ui/fetch?source=' + encodeURIComponent(source), { method: 'POST' })
+      .then((r) => r.text().then((t) => [r.status, t]))
+      .then(([status, text]) => {
+        if (status >= 400) {
+          fetching = false;
+          say(text);
+        }
+      })
+      .catch((e) => { fetching = false; say('Fetch failed: ' + e); });
+  }
+
+  const viewKind = viewPicker && viewPicker.selectedOptions[0] ? viewPicker.selectedOptions[0].dataset.kind : '';
+  if (form) {
+    for (const sel of form.querySelectorAll('select')) {
+      sel.addEventListener('change', () => {
+        const opt = sel.selectedOptions[0];
+        if (opt && opt.dataset.fetch !== undefined) {
+          fetchNew(opt.dataset.fetch);
+          return;
+        }
+        if (sel === viewPicker && opt && opt.dataset.kind !== viewKind) {
+          // A profile of another kind: the base and the value column do not fit it.
+          const base = document.getElementById('base-picker');
+          if (base) base.value = '';
+          const si = document.getElementById('si-picker');
+          if (si) si.disabled = true;
+        }
+        go();
+      });
+    }
+    form.addEventListener('submit', (e) => { e.preventDefault(); go(); });
+  }
+
+  // New profiles: the history is asked every few seconds.
+  const generation = document.body.dataset.generation;
+  let known = new Set();
+  if (viewPicker) {
+    for (const o of viewPicker.options) if (o.value) known.add(o.value);
+  }
+  function poll() {
+    fetch('/ui/history', { cache: 'no-store' })
+      .then((r) => r.json())
+      .then((h) => {
+        if (String(h.generation) === generation) return;
+        const fresh = h.profiles.filter((p) => !known.has(p.name));
+        if (fetching && fresh.length > 0) {
+          const url = new URL(window.location.href);
+          url.searchParams.set('view', fresh[0].name);
+          url.searchParams.delete('base');
+          window.location.assign(url.toString());
+          return;
+        }
+        for (const p of fresh) {
+          known.add(p.name);
+          const o = document.createElement('option');
+          o.value = p.name;
+          o.textContent = p.name;
+          o.dataset.kind = p.kind;
+          // Newest first: after the "<new profile>" choices.
+          let at = 0;
+          while (at < viewPicker.options.length && viewPicker.options[at].dataset.fetch !== undefined) at++;
+          viewPicker.add(o, at);
+        }
+        if (fresh.length > 0) {
+          const url = new URL(window.location.href);
+          url.searchParams.set('view', fresh[0].name);
+          say((fresh.length === 1 ? 'New profile: ' : fresh.length + ' new profiles, the newest: ') + fresh[0].name + '.',
+              { href: url.toString(), text: 'Show it' });
+        }
+      })
+      .catch(() => {});
+  }
+  if (viewPicker) window.setInterval(poll, 3000);
+
+  // The call graph fills the window below the header.
+  const frame = document.getElementById('graph-frame');
+  if (frame) {
+    const fit = () => {
+      frame.style.height = Math.max(200, window.innerHeight - frame.getBoundingClientRect().top - 12) + 'px';
+    };
+    window.addEventListener('resize', fit);
+    fit();
+  }
+
+  // Sortable tables: a click on a column heading sorts by it, a second click reverses.
+  for (const table of document.querySelectorAll('table.sortable')) {
+    const heads = Array.from(table.tHead.rows[0].cells);
+    const sorted = table.dataset.sorted;
+    for (const th of heads) {
+      if (th.dataset.key === sorted) th.classList.add('desc');
+    }
+    heads.forEach((th, col) => {
+      th.addEventListener('click', () => {
+        const numeric = th.dataset.type === 'num';
+        const desc = numeric ? !th.classList.contains('desc') : th.classList.contains('asc');
+        for (const h of heads) h.classList.remove('asc', 'desc');
+        th.classList.add(desc ? 'desc' : 'asc');
+        const body = table.tBodies[0];
+        const rows = Array.from(body.rows);
+        const key = (r) => {
+          const c = r.cells[col];
+          return numeric ? parseFloat(c.dataset.v) || 0 : c.textContent;
+        };
+        rows.sort((a, b) => {
+          const x = key(a), y = key(b);
+          const o = numeric ? x - y : String(x).localeCompare(String(y));
+          return desc ? -o : o;
+        });
+        for (const r of rows) body.appendChild(r);
+        // flat and cum are the server's orders too: keep them in the URL.
+        if (th.dataset.key && desc) {
+          const url = new URL(window.location.href);
+          if (th.dataset.key === 'flat') url.searchParams.delete('sort');
+          else url.searchParams.set('sort', th.dataset.key);
+          window.history.replaceState(null, '', url.toString());
+        }
+      });
+    });
+  }
+})();

@@ -1,0 +1,712 @@
+//! The HTML pages: a header with the pickers (View, Diff, sample, granularity, refine), the
+//! page's own part, and the scripts and style sheet embedded in the binary (`assets/`).
+
+use std::fmt::Write as _;
+
+use super::server::{Request, Response};
+use super::{Query, Selected, Ui};
+use crate::graph::Granularity;
+use crate::report::{Mode, disasm, graphviz};
+use crate::session::file_name;
+
+const UI_CSS: &str = include_str!("assets/ui.css");
+const UI_JS: &str = include_str!("assets/ui.js");
+const FLAME_JS: &str = include_str!("assets/flame.js");
+
+/// The pages with a tab, and their titles.
+const TABS: [(&str, &str); 7] = [
+    ("flamegraph", "Flame graph"),
+    ("top", "Top"),
+    ("graph", "Graph"),
+    ("source", "Source"),
+    ("disasm", "Disassembly"),
+    ("peek", "Peek"),
+    ("trend", "Trend"),
+];
+
+/// The plain forms, linked from every page.
+const PLAIN: [&str; 7] = ["text", "collapsed", "dot", "svg", "raw", "proto", "traces"];
+
+/// What the HTML pages allow (everything from this server, nothing inline but style).
+const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'self'; form-action 'self'; base-uri 'none'";
+
+/// A file of `assets/`.
+pub fn asset(name: &str) -> Response {
+    let (ctype, body) = match name {
+        "ui.css" => ("text/css; charset=utf-8", UI_CSS),
+        "ui.js" => ("text/javascript; charset=utf-8", UI_JS),
+        "flame.js" => ("text/javascript; charset=utf-8", FLAME_JS),
+        _ => return Response::text(404, "rpprof: no such file"),
+    };
+    Response::new(200, ctype, body).with_header("Cache-Control", "no-cache")
+}
+
+/// Escapes text for HTML.
+pub fn esc(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&#39;"),
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+/// `name` as a regular expression matching it literally (pprof's `QuoteMeta`).
+pub fn quote_meta(name: &str) -> String {
+    let mut o = String::with_capacity(name.len());
+    for c in name.chars() {
+        if "\\.+*?()|[]{}^$".contains(c) {
+            o.push('\\');
+        }
+        o.push(c);
+    }
+    o
+}
+
+/// The URL of `page` with the query `q`.
+fn url(page: &str, q: &str) -> String {
+    if q.is_empty() {
+        format!("/ui/{page}")
+    } else {
+        format!("/ui/{page}?{q}")
+    }
+}
+
+/// Granularity names for the picker.
+const GRAINS: [(Granularity, &str); 4] = [
+    (Granularity::Functions, "functions"),
+    (Granularity::Lines, "lines"),
+    (Granularity::Files, "files"),
+    (Granularity::Addresses, "addresses"),
+];
+
+/// The header: title, tabs, pickers, messages.
+fn header(ui: &Ui, sel: &Selected, page: &str, msgs: &str) -> String {
+    let mut h = String::new();
+    let q = &sel.q;
+    let snap = &sel.snap;
+    let routine_page = matches!(page, "source" | "disasm" | "peek");
+    let program = sel
+        .session()
+        .map(|s| file_name(std::path::Path::new(&s.program_name)))
+        .unwrap_or_default();
+    let _ = write!(
+        h,
+        "<header><div class=\"bar\"><span class=\"brand\">rpprof</span>"
+    );
+    if let (Some(s), Some(e)) = (sel.session(), snap.entries.get(sel.view)) {
+        let p = &s.profiles[e.index].profile;
+        let value = p
+            .sample_types
+            .get(sel.v.value.index(p.kind))
+            .map_or("?", |t| t.name);
+        let _ = write!(
+            h,
+            " <span class=\"what\" id=\"what\">{}: <b>{}</b> ({} profile, {})",
+            esc(&program),
+            esc(&e.name),
+            p.kind.name(),
+            value
+        );
+        if let Some(b) = sel.base_entry() {
+            let _ = write!(h, " against <b>{}</b>", esc(&b.name));
+        }
+        h.push_str("</span>");
+    }
+    h.push_str("</div><nav>");
+    let here = q.encode();
+    for (p, title) in TABS {
+        let class = if p == page { " class=\"on\"" } else { "" };
+        let _ = write!(
+            h,
+            "<a{class} id=\"tab-{p}\" href=\"{}\">{title}</a>",
+            esc(&url(p, &here))
+        );
+    }
+    h.push_str("<span class=\"plain\">Plain:");
+    for p in PLAIN {
+        let _ = write!(h, " <a href=\"{}\">{p}</a>", esc(&url(p, &here)));
+    }
+    h.push_str("</span></nav>");
+    // The pickers: a GET form, so that every choice is a URL.
+    let _ = write!(
+        h,
+        "<form id=\"controls\" method=\"get\" action=\"/ui/{}\">",
+        esc(if page.is_empty() { "flamegraph" } else { page })
+    );
+    h.push_str("<label>View <select name=\"view\" id=\"view-picker\">");
+    for (i, s) in ui.history.sources.iter().enumerate() {
+        if let super::history::Source::Remote { arg, .. } = s {
+            let _ = write!(
+                h,
+                "<option value=\"\" data-fetch=\"{i}\">&lt;new profile&gt; {}</option>",
+                esc(arg)
+            );
+        }
+    }
+    for (i, e) in snap.entries.iter().enumerate() {
+        let selected = if i == sel.view { " selected" } else { "" };
+        let _ = write!(
+            h,
+            "<option value=\"{}\" data-kind=\"{}\"{selected}>{}</option>",
+            esc(&e.name),
+            e.kind.name(),
+            esc(&e.name)
+        );
+    }
+    h.push_str("</select></label>");
+    h.push_str("<label>Diff <select name=\"base\" id=\"base-picker\"><option value=\"\">&lt;none&gt;</option>");
+    if let (Some(s), Some(v)) = (sel.session(), snap.entries.get(sel.view)) {
+        for (i, e) in snap.entries.iter().enumerate() {
+            if i == sel.view {
+                continue;
+            }
+            // Only the profiles that can be subtracted from this one.
+            if s.check_pair(v.index, e.index, true, sel.v.value).is_err() {
+                continue;
+            }
+            let selected = if Some(i) == sel.base { " selected" } else { "" };
+            let _ = write!(
+                h,
+                "<option value=\"{}\"{selected}>{}</option>",
+                esc(&e.name),
+                esc(&e.name)
+            );
+        }
+    }
+    h.push_str("</select></label>");
+    if let (Some(s), Some(e)) = (sel.session(), snap.entries.get(sel.view)) {
+        let p = &s.profiles[e.index].profile;
+        let now = sel.v.value.index(p.kind);
+        if p.sample_types.len() > 1 {
+            h.push_str("<label>Sample <select name=\"si\" id=\"si-picker\">");
+            for (i, t) in p.sample_types.iter().enumerate() {
+                let selected = if i == now { " selected" } else { "" };
+                let _ = write!(h, "<option{selected}>{}</option>", t.name);
+            }
+            h.push_str("</select></label>");
+        }
+    }
+    h.push_str("<label>Granularity <select name=\"g\" id=\"g-picker\">");
+    for (g, name) in GRAINS {
+        let selected = if g == sel.v.granularity {
+            " selected"
+        } else {
+            ""
+        };
+        let _ = write!(h, "<option{selected}>{name}</option>");
+    }
+    h.push_str("</select></label>");
+    let field = |h: &mut String, k: &str, label: &str, title: &str| {
+        let _ = write!(
+            h,
+            "<label title=\"{}\">{label} <input name=\"{k}\" id=\"{k}-input\" size=\"14\" value=\"{}\"></label>",
+            esc(title),
+            esc(q.get(k).unwrap_or(""))
+        );
+    };
+    if routine_page {
+        field(
+            &mut h,
+            "f",
+            "Function",
+            "the functions to show (regular expression)",
+        );
+    } else {
+        field(
+            &mut h,
+            "f",
+            "Focus",
+            "keep the stacks with a frame matching (regular expression)",
+        );
+    }
+    field(
+        &mut h,
+        "i",
+        "Ignore",
+        "drop the stacks with a frame matching",
+    );
+    field(&mut h, "h", "Hide", "drop the frames matching");
+    field(&mut h, "s", "Show", "keep only the frames matching");
+    // The other parameters ride along.
+    for k in ["sort", "n", "nf", "ef", "dropneg", "p"] {
+        if let Some(v) = q.get(k) {
+            let _ = write!(
+                h,
+                "<input type=\"hidden\" name=\"{k}\" value=\"{}\">",
+                esc(v)
+            );
+        }
+    }
+    let _ = write!(
+        h,
+        "<button type=\"submit\">Apply</button> <a href=\"/ui/{}\">Reset</a></form>",
+        esc(page)
+    );
+    h.push_str("<div id=\"notice\" hidden></div>");
+    let (_, status) = ui.history.status();
+    let mut lines: Vec<&str> = msgs.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines.extend(status.iter().map(String::as_str));
+    if !lines.is_empty() {
+        let _ = write!(
+            h,
+            "<details id=\"messages\"><summary>Messages ({})</summary><pre>",
+            lines.len()
+        );
+        for l in lines {
+            h.push_str(&esc(l));
+            h.push('\n');
+        }
+        h.push_str("</pre></details>");
+    }
+    h.push_str("</header>");
+    h
+}
+
+/// A whole page.
+fn html(ui: &Ui, sel: &Selected, page: &str, msgs: &str, body: &str, scripts: &[&str]) -> Response {
+    let title = match (sel.session(), sel.snap.entries.get(sel.view)) {
+        (Some(s), Some(e)) => format!(
+            "{}: {} — rpprof",
+            file_name(std::path::Path::new(&s.program_name)),
+            e.name
+        ),
+        _ => "rpprof".to_string(),
+    };
+    let mut o = String::with_capacity(body.len() + 8192);
+    let _ = write!(
+        o,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>{}</title><link rel=\"stylesheet\" href=\"/ui/static/ui.css\"></head>\n<body data-page=\"{}\" data-generation=\"{}\">",
+        esc(&title),
+        esc(page),
+        sel.snap.generation
+    );
+    o.push_str(&header(ui, sel, page, msgs));
+    let _ = write!(o, "<main id=\"main\">{body}</main>");
+    o.push_str("<script src=\"/ui/static/ui.js\"></script>");
+    for s in scripts {
+        let _ = write!(o, "<script src=\"/ui/static/{s}\"></script>");
+    }
+    o.push_str("</body></html>\n");
+    Response::new(200, "text/html; charset=utf-8", o)
+        .with_header("Content-Security-Policy", CSP)
+        .with_header("X-Frame-Options", "SAMEORIGIN")
+}
+
+/// A notice in a page's body.
+fn notice(class: &str, text: &str) -> String {
+    format!("<div class=\"notice {class}\">{text}</div>")
+}
+
+/// The form asking for `f` on the routine pages.
+fn ask_function(page: &str, q: &Query, what: &str) -> String {
+    let mut hidden = String::new();
+    for (k, v) in &q.0 {
+        if k != "f" && !v.is_empty() {
+            let _ = write!(
+                hidden,
+                "<input type=\"hidden\" name=\"{}\" value=\"{}\">",
+                esc(k),
+                esc(v)
+            );
+        }
+    }
+    notice(
+        "ask",
+        &format!(
+            "<form method=\"get\" action=\"/ui/{page}\">{what}: name the functions with a regular expression: <input name=\"f\" id=\"ask-f\" size=\"30\"> {hidden}<button type=\"submit\">Show</button></form>"
+        ),
+    )
+}
+
+/// One row of the `--text` table.
+struct Row<'a> {
+    cols: [&'a str; 5],
+    name: &'a str,
+}
+
+/// The rows of a `--text` report (after its `Total:` line).
+fn parse_text(text: &str) -> (Option<&str>, Vec<Row<'_>>) {
+    let mut total = None;
+    let mut rows = Vec::new();
+    for line in text.lines() {
+        if let Some(t) = line.strip_prefix("Total") {
+            total = Some(
+                t.trim_start_matches(|c| c != ':')
+                    .trim_start_matches(':')
+                    .trim(),
+            );
+            continue;
+        }
+        let mut cols = [""; 5];
+        let mut rest = line;
+        let mut ok = true;
+        for c in &mut cols {
+            rest = rest.trim_start();
+            let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+            if end == 0 {
+                ok = false;
+                break;
+            }
+            *c = &rest[..end];
+            rest = &rest[end..];
+        }
+        let name = rest.trim_start();
+        if ok && !name.is_empty() && cols[1].ends_with('%') {
+            rows.push(Row { cols, name });
+        }
+    }
+    (total, rows)
+}
+
+/// The `top` page: the text table, sortable in the browser.
+fn top(ui: &Ui, sel: &Selected, page: &str) -> Response {
+    let (text, msgs) = match sel.render(Mode::Text) {
+        Ok((o, m)) => (String::from_utf8_lossy(&o).into_owned(), m),
+        Err((e, m)) => {
+            return html(
+                ui,
+                sel,
+                page,
+                &m,
+                &notice("error", &esc(&e.to_string())),
+                &[],
+            );
+        }
+    };
+    let (total, rows) = parse_text(&text);
+    let units = total
+        .and_then(|t| t.split_whitespace().nth(1))
+        .unwrap_or("");
+    let mut b = String::new();
+    if let Some(t) = total {
+        let _ = write!(b, "<p class=\"total\" id=\"total\">Total: {}</p>", esc(t));
+    }
+    let sorted = if sel.v.cum { "cum" } else { "flat" };
+    let _ = write!(
+        b,
+        "<table id=\"toptable\" class=\"sortable\" data-sorted=\"{sorted}\"><thead><tr><th data-key=\"flat\" data-type=\"num\">Flat ({u})</th><th data-type=\"num\">Flat%</th><th data-type=\"num\">Sum%</th><th data-key=\"cum\" data-type=\"num\">Cum ({u})</th><th data-type=\"num\">Cum%</th><th data-type=\"text\">Name</th></tr></thead><tbody>",
+        u = esc(units)
+    );
+    for r in &rows {
+        b.push_str("<tr>");
+        for c in r.cols {
+            let v = c.trim_end_matches('%');
+            let _ = write!(b, "<td data-v=\"{}\">{}</td>", esc(v), esc(c));
+        }
+        let re = quote_meta(r.name);
+        let link = |p: &str, k: &str| url(p, &sel.q.with(k, &re));
+        let _ = write!(
+            b,
+            "<td class=\"name\"><a href=\"{}\" title=\"focus the flame graph on it\">{}</a> <span class=\"acts\"><a href=\"{}\">callers</a> <a href=\"{}\">source</a> <a href=\"{}\">peek</a></span></td></tr>",
+            esc(&link("flamegraph", "f")),
+            esc(r.name),
+            esc(&url("flamegraph", &sel.q.with("p", &format!("^{re}$")))),
+            esc(&link("source", "f")),
+            esc(&link("peek", "f")),
+        );
+    }
+    b.push_str("</tbody></table>");
+    if rows.is_empty() {
+        b.push_str(&notice(
+            "empty",
+            "Nothing to show: no function has a value.",
+        ));
+    }
+    html(ui, sel, page, &msgs, &b, &[])
+}
+
+/// Renders `mode` into a `<pre>`, or says why not.
+fn listing(ui: &Ui, sel: &Selected, page: &str, mode: Mode, what: &str) -> Response {
+    if sel.q.get("f").is_none() {
+        let b = ask_function(page, &sel.q, what);
+        return html(ui, sel, page, "", &b, &[]);
+    }
+    match sel.render(mode) {
+        Ok((out, msgs)) => {
+            let text = String::from_utf8_lossy(&out);
+            let b = if text.trim().is_empty() {
+                notice(
+                    "empty",
+                    &format!(
+                        "No function matching <code>{}</code> has a value in this profile.",
+                        esc(sel.q.get("f").unwrap_or(""))
+                    ),
+                )
+            } else {
+                format!("<pre class=\"listing\" id=\"listing\">{}</pre>", esc(&text))
+            };
+            html(ui, sel, page, &msgs, &b, &[])
+        }
+        Err((e, msgs)) => html(
+            ui,
+            sel,
+            page,
+            &msgs,
+            &notice("error", &esc(&e.to_string())),
+            &[],
+        ),
+    }
+}
+
+/// True when `tools` (as `--tools`) finds objdump.
+fn have_objdump(tools: Option<&str>) -> bool {
+    match disasm::objdump_path(tools) {
+        Ok(p) if p.as_os_str() == "objdump" => graphviz::in_path("objdump"),
+        Ok(p) => p.exists(),
+        Err(_) => false,
+    }
+}
+
+/// Answers a page request.
+pub fn page(ui: &Ui, page: &str, req: &Request) -> Response {
+    let page = if page.is_empty() { "flamegraph" } else { page };
+    if !TABS.iter().any(|(p, _)| *p == page) {
+        return Response::text(404, &format!("rpprof: no page /ui/{page}"));
+    }
+    let routine_page = matches!(page, "source" | "disasm" | "peek");
+    let sel = match ui.select(&req.query, routine_page) {
+        Ok(s) => s,
+        Err(r) => return r.response(),
+    };
+    if sel.session().is_none() {
+        let watched: Vec<String> = ui
+            .history
+            .sources
+            .iter()
+            .map(|s| esc(&s.describe()))
+            .collect();
+        let b = notice(
+            "empty",
+            &format!(
+                "No profiles yet. Watching {}; a dump written there shows up here within a few seconds.",
+                watched.join(", ")
+            ),
+        );
+        return html(ui, &sel, page, "", &b, &[]);
+    }
+    match page {
+        "flamegraph" => match sel.render(Mode::FlameData) {
+            Ok((json, msgs)) => {
+                let mut b = String::new();
+                let _ = write!(
+                    b,
+                    "<div id=\"flame-tools\"><label>Search <input id=\"search\" size=\"24\" placeholder=\"regular expression\" value=\"{}\"></label> <span id=\"matched\"></span> <span id=\"pivot\"></span> <button id=\"reset-zoom\" type=\"button\">Reset zoom</button></div><div id=\"flame-info\">&nbsp;</div><div id=\"flame\"></div><div id=\"flame-actions\" hidden></div>",
+                    esc(sel.q.get("q").unwrap_or(""))
+                );
+                let _ = write!(
+                    b,
+                    "<script type=\"application/json\" id=\"flame-data\">{}</script>",
+                    // SANITY: the JSON escapes <, > and & in strings.
+                    String::from_utf8_lossy(&json)
+                );
+                html(ui, &sel, page, &msgs, &b, &["flame.js"])
+            }
+            Err((e, msgs)) => html(
+                ui,
+                &sel,
+                page,
+                &msgs,
+                &notice("error", &esc(&e.to_string())),
+                &[],
+            ),
+        },
+        "top" => top(ui, &sel, page),
+        "graph" => {
+            if !graphviz::in_path("dot") {
+                let b = notice(
+                    "missing",
+                    &format!(
+                        "The call graph is drawn by Graphviz, which is not installed here (no <code>dot</code> on PATH). Install it (Debian: <code>apt-get install graphviz</code>) and reload; meanwhile the graph is here in <a href=\"{}\">DOT form</a>, and the other pages need nothing more.",
+                        esc(&url("dot", &sel.q.encode()))
+                    ),
+                );
+                return html(ui, &sel, page, "", &b, &[]);
+            }
+            let b = format!(
+                "<p class=\"hint\">Drag to pan, scroll to zoom. <a href=\"{0}\" target=\"_blank\">Open the SVG alone</a>.</p><iframe id=\"graph-frame\" title=\"call graph\" src=\"{0}\"></iframe>",
+                esc(&url("svg", &sel.q.encode()))
+            );
+            html(ui, &sel, page, "", &b, &[])
+        }
+        "source" => listing(ui, &sel, page, Mode::List, "Source"),
+        "disasm" => {
+            if !have_objdump(sel.v.tools.as_deref()) {
+                let b = notice(
+                    "missing",
+                    "Disassembly needs <code>objdump</code> (GNU binutils), which is not installed here (Debian: <code>apt-get install binutils</code>), or is not where <code>--tools</code> says.",
+                );
+                return html(ui, &sel, page, "", &b, &[]);
+            }
+            listing(ui, &sel, page, Mode::Disasm, "Disassembly")
+        }
+        "peek" => listing(ui, &sel, page, Mode::Peek, "Peek"),
+        "trend" => trend(ui, &sel, page),
+        _ => Response::text(404, &format!("rpprof: no page /ui/{page}")),
+    }
+}
+
+/// The profiles of the history a trend of the viewed profile could use: its kind, and
+/// compatible with it.
+pub fn trend_series(sel: &Selected) -> Vec<usize> {
+    let (Some(s), Some(v)) = (sel.session(), sel.snap.entries.get(sel.view)) else {
+        return Vec::new();
+    };
+    sel.snap
+        .entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| {
+            e.kind == v.kind && s.check_pair(v.index, e.index, false, sel.v.value).is_ok()
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// The `trend` page: `--trend` over [`trend_series`] (the series ordered as the command line
+/// orders it), as rpprof's chart and a table whose rows open the flame graph of the last
+/// dump against the first, focused on the site.
+fn trend(ui: &Ui, sel: &Selected, page: &str) -> Response {
+    let series = trend_series(sel);
+    let Some(s) = sel.session().filter(|_| series.len() >= 3) else {
+        let b = notice(
+            "empty",
+            &format!(
+                "The trend needs 3 or more profiles of one kind; the history has {} like this one. Point rpprof at a folder of dumps (or add <code>--every</code> to a remote source) and they will come.",
+                series.len()
+            ),
+        );
+        return html(ui, sel, page, "", &b, &[]);
+    };
+    let mut v = sel.v.clone();
+    v.profiles = Some(series.iter().map(|&i| sel.snap.entries[i].index).collect());
+    v.base = crate::view::BaseChoice::None;
+    let mut notes = Vec::new();
+    let t = match v.trend(s, &mut notes) {
+        Ok(t) => t,
+        Err(e) => {
+            let b = notice("error", &esc(&e.to_string()));
+            return html(ui, sel, page, &notes.join("\n"), &b, &[]);
+        }
+    };
+    // The entry of a session profile, for the pickers' names.
+    let entry = |profile: Option<usize>| {
+        profile.and_then(|p| sel.snap.entries.iter().find(|e| e.index == p))
+    };
+    let (first, last) = (entry(t.first_profile()), entry(t.last_profile()));
+    let mut b = String::new();
+    let _ = write!(
+        b,
+        "<p class=\"hint\" id=\"trend-summary\">{} dumps, {} to {}; {}. The change of a site is what the last dump against the first shows: click a site for that diff.</p>",
+        t.dumps.len(),
+        esc(&first.map_or(String::new(), |e| e.name.clone())),
+        esc(&last.map_or(String::new(), |e| e.name.clone())),
+        esc(&t
+            .class_counts()
+            .iter()
+            .map(|(c, n)| format!("{n} {}", c.name()))
+            .collect::<Vec<_>>()
+            .join(", ")),
+    );
+    let mut svg = Vec::new();
+    if crate::report::trend::write(&mut svg, &t, crate::report::TrendFormat::Svg).is_ok() {
+        b.push_str("<div id=\"trend-chart\">");
+        // The SVG is rpprof's own, its text escaped as XML; inline, without its XML
+        // declaration.
+        let svg = String::from_utf8_lossy(&svg);
+        let svg = match svg.strip_prefix("<?xml") {
+            Some(rest) => rest.split_once("?>").map_or("", |(_, r)| r.trim_start()),
+            None => &svg,
+        };
+        b.push_str(svg);
+        b.push_str("</div>");
+    }
+    let m = t.measure;
+    let _ = write!(
+        b,
+        "<table id=\"trendtable\" class=\"sortable\"><thead><tr><th data-type=\"text\">Class</th><th data-type=\"num\">First</th><th data-type=\"num\">Last</th><th data-type=\"num\">Change</th><th data-type=\"text\">Series</th><th data-type=\"text\">Site</th></tr></thead><tbody>"
+    );
+    let diff = |re: Option<&str>| -> Option<String> {
+        let (f, l) = (first?, last?);
+        let mut q = sel.q.clone();
+        q.0.retain(|(k, _)| !matches!(k.as_str(), "view" | "base" | "f" | "p"));
+        q.0.push(("view".to_string(), l.name.clone()));
+        q.0.push(("base".to_string(), f.name.clone()));
+        if let Some(re) = re {
+            q.0.push(("f".to_string(), re.to_string()));
+        }
+        Some(url("flamegraph", &q.encode()))
+    };
+    for (row, is_total) in
+        std::iter::once((&t.total, true)).chain(t.rows.iter().map(|r| (r, false)))
+    {
+        let first_v = row.values.first().copied().unwrap_or(0.0);
+        let last_v = row.values.last().copied().unwrap_or(0.0);
+        let class = row.stats.class.name();
+        let name = if is_total {
+            "(total)".to_string()
+        } else {
+            row.name.clone()
+        };
+        let re = (!is_total && !t.stacks).then(|| format!("^{}$", quote_meta(&row.name)));
+        let cell = match diff(if is_total { None } else { re.as_deref() }) {
+            Some(link) if is_total || re.is_some() => format!(
+                "<a href=\"{}\" title=\"the last dump against the first\">{}</a>",
+                esc(&link),
+                esc(&name)
+            ),
+            _ => esc(&name),
+        };
+        let _ = write!(
+            b,
+            "<tr class=\"{class}\"><td data-v=\"{class}\">{class}</td><td data-v=\"{first_v}\">{}</td><td data-v=\"{last_v}\">{}</td><td data-v=\"{}\">{}</td><td class=\"spark\">{}</td><td class=\"name\">{cell}</td></tr>",
+            esc(&m.unparse(first_v)),
+            esc(&m.unparse(last_v)),
+            last_v - first_v,
+            esc(&crate::report::trend::signed(m, last_v - first_v)),
+            esc(&crate::report::trend::sparkline(&row.values)),
+        );
+    }
+    b.push_str("</tbody></table>");
+    if t.omitted > 0 {
+        let _ = write!(
+            b,
+            "<p class=\"hint\">{} more sites (raise <code>n</code> to see them).</p>",
+            t.omitted
+        );
+    }
+    html(ui, sel, page, &notes.join("\n"), &b, &[])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_rows() {
+        let t = "Total: 4.0 MB\n     3.0  75.0%  75.0%      3.0  75.0% foo::bar (inline)\n     1.0  25.0% 100.0%      4.0 100.0% main\n";
+        let (total, rows) = parse_text(t);
+        assert_eq!(total, Some("4.0 MB"));
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].name, "foo::bar (inline)");
+        assert_eq!(rows[1].cols, ["1.0", "25.0%", "100.0%", "4.0", "100.0%"]);
+    }
+
+    #[test]
+    fn escaping() {
+        assert_eq!(
+            esc("<a href=\"x\">&'"),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
+        );
+        assert_eq!(
+            quote_meta("std::vector<int>::push_back(int*)"),
+            "std::vector<int>::push_back\\(int\\*\\)"
+        );
+    }
+}

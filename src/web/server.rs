@@ -1,0 +1,454 @@
+//! A small HTTP/1.1 server for the web UI: one thread per connection, at most
+//! [`Limits::max_connections`] at once, one request per connection.
+//!
+//! What keeps one client from stalling the others: every connection has its own thread, so a
+//! slow report or a slow reader holds only its own; the request head is read with a timeout
+//! and a deadline and may not exceed [`Limits::max_head`] bytes (431), a body
+//! [`Limits::max_body`] (413); past [`Limits::max_connections`] a client gets 503 at once.
+//! Requests are parsed by `httparse` (hyper's parser); everything else is here, small enough
+//! to read in one sitting.
+//!
+//! When the server listens on a loopback address, a request from any other peer gets 403, and
+//! so does one whose `Host` header names another host (a page elsewhere that had a name of
+//! its own resolve to 127.0.0.1, "DNS rebinding").
+
+use std::io::{Read, Write};
+use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// One request.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// `GET`, `HEAD` or `POST`.
+    pub method: String,
+    /// The path, percent-encoded as sent, without the query.
+    pub path: String,
+    /// The query string (after `?`), as sent.
+    pub query: String,
+    /// The headers, names in lower case.
+    pub headers: Vec<(String, String)>,
+    /// The body (POST).
+    pub body: Vec<u8>,
+    /// The client.
+    pub peer: SocketAddr,
+}
+
+impl Request {
+    /// The first header named `name` (lower case).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// One answer.
+#[derive(Debug, Clone)]
+pub struct Response {
+    /// The status code.
+    pub status: u16,
+    /// `Content-Type`.
+    pub content_type: String,
+    /// Other headers.
+    pub headers: Vec<(String, String)>,
+    /// The body.
+    pub body: Vec<u8>,
+}
+
+impl Response {
+    /// An answer of `body` as `content_type`.
+    pub fn new(status: u16, content_type: &str, body: impl Into<Vec<u8>>) -> Response {
+        Response {
+            status,
+            content_type: content_type.to_string(),
+            headers: Vec::new(),
+            body: body.into(),
+        }
+    }
+
+    /// A one-line plain-text answer (errors).
+    pub fn text(status: u16, line: &str) -> Response {
+        let mut body = line.replace(['\r', '\n'], " ");
+        body.push('\n');
+        Response::new(status, "text/plain; charset=utf-8", body)
+    }
+
+    /// Adds a header.
+    pub fn with_header(mut self, name: &str, value: &str) -> Response {
+        self.headers.push((name.to_string(), value.to_string()));
+        self
+    }
+}
+
+/// What answers requests.
+pub trait Handler: Send + Sync {
+    /// The answer to `req`.
+    fn handle(&self, req: &Request) -> Response;
+}
+
+/// The server's limits.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// The request line and headers, in bytes.
+    pub max_head: usize,
+    /// A request body, in bytes.
+    pub max_body: usize,
+    /// Connections served at once.
+    pub max_connections: usize,
+    /// How long one read from a client may wait.
+    pub read_timeout: Duration,
+    /// How long the whole request may take to arrive.
+    pub request_deadline: Duration,
+    /// How long one write to a client may wait.
+    pub write_timeout: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_head: 16 * 1024,
+            max_body: 64 * 1024,
+            max_connections: 128,
+            read_timeout: Duration::from_secs(10),
+            request_deadline: Duration::from_secs(20),
+            write_timeout: Duration::from_secs(60),
+        }
+    }
+}
+
+/// Who may ask.
+#[derive(Debug, Clone)]
+pub struct Access {
+    /// Only loopback peers (the server listens on a loopback address).
+    pub loopback_only: bool,
+    /// The host name the server was asked to listen on, accepted in `Host` headers besides
+    /// `localhost` and loopback addresses.
+    pub host: String,
+}
+
+impl Access {
+    /// Why a request is refused, if it is.
+    fn refuse(&self, peer: &SocketAddr, host_header: Option<&str>) -> Option<&'static str> {
+        if !self.loopback_only {
+            return None;
+        }
+        if !is_loopback(peer.ip()) {
+            return Some("permission denied: this server answers only its own machine");
+        }
+        if let Some(h) = host_header {
+            let name = host_name(h);
+            let ok = name.eq_ignore_ascii_case("localhost")
+                || name.eq_ignore_ascii_case(&self.host)
+                || name
+                    .trim_start_matches('[')
+                    .trim_end_matches(']')
+                    .parse::<IpAddr>()
+                    .is_ok_and(is_loopback);
+            if !ok {
+                return Some("permission denied: the Host header names another host");
+            }
+        }
+        None
+    }
+}
+
+/// True for 127.0.0.0/8, ::1 and IPv4-mapped loopback addresses.
+pub fn is_loopback(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => v4.is_loopback(),
+        IpAddr::V6(v6) => {
+            v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
+        }
+    }
+}
+
+/// The host part of a `Host` header (`name:port`, `[::1]:port`).
+fn host_name(h: &str) -> &str {
+    let h = h.trim();
+    if h.starts_with('[') {
+        return h.find(']').map_or(h, |i| &h[..=i]);
+    }
+    h.rsplit_once(':').map_or(h, |(n, _)| n)
+}
+
+fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        202 => "Accepted",
+        204 => "No Content",
+        301 => "Moved Permanently",
+        303 => "See Other",
+        307 => "Temporary Redirect",
+        400 => "Bad Request",
+        403 => "Forbidden",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        408 => "Request Timeout",
+        409 => "Conflict",
+        411 => "Length Required",
+        413 => "Content Too Large",
+        414 => "URI Too Long",
+        431 => "Request Header Fields Too Large",
+        500 => "Internal Server Error",
+        501 => "Not Implemented",
+        503 => "Service Unavailable",
+        505 => "HTTP Version Not Supported",
+        _ => "",
+    }
+}
+
+/// Writes `resp` (the head only for `HEAD`).
+fn write_response(stream: &mut TcpStream, resp: &Response, head_only: bool) {
+    let mut head = format!(
+        "HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\nX-Content-Type-Options: nosniff\r\nReferrer-Policy: no-referrer\r\n",
+        resp.status,
+        reason(resp.status),
+        resp.content_type,
+        resp.body.len()
+    );
+    for (n, v) in &resp.headers {
+        // Header values are made here, never from a request; still, no line breaks.
+        head.push_str(n);
+        head.push_str(": ");
+        head.push_str(&v.replace(['\r', '\n'], " "));
+        head.push_str("\r\n");
+    }
+    head.push_str("\r\n");
+    let _ = stream.write_all(head.as_bytes());
+    if !head_only {
+        let _ = stream.write_all(&resp.body);
+    }
+    let _ = stream.flush();
+}
+
+/// Why a request could not be read: the status and line to answer with, if any.
+type ReadError = Option<(u16, &'static str)>;
+
+/// Reads one request from `stream`.
+fn read_request(
+    stream: &mut TcpStream,
+    peer: SocketAddr,
+    limits: &Limits,
+) -> Result<Request, ReadError> {
+    let start = Instant::now();
+    let mut buf: Vec<u8> = Vec::with_capacity(2048);
+    let mut chunk = [0u8; 4096];
+    let head_len = loop {
+        if let Some(i) = find_head_end(&buf) {
+            break i;
+        }
+        if buf.len() > limits.max_head {
+            return Err(Some((431, "request head too large")));
+        }
+        if start.elapsed() > limits.request_deadline {
+            return Err(Some((408, "request too slow")));
+        }
+        match stream.read(&mut chunk) {
+            Ok(0) => return Err(None),
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                return Err(Some((408, "request too slow")));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return Err(None),
+        }
+    };
+    if head_len > limits.max_head {
+        return Err(Some((431, "request head too large")));
+    }
+    let mut headers = [httparse::EMPTY_HEADER; 64];
+    let mut parsed = httparse::Request::new(&mut headers);
+    match parsed.parse(&buf[..head_len]) {
+        Ok(httparse::Status::Complete(_)) => {}
+        Ok(httparse::Status::Partial) => return Err(Some((400, "bad request"))),
+        Err(httparse::Error::TooManyHeaders) => {
+            return Err(Some((431, "too many request headers")));
+        }
+        Err(_) => return Err(Some((400, "bad request"))),
+    }
+    if parsed.version.unwrap_or(1) > 1 {
+        return Err(Some((505, "only HTTP/1.0 and HTTP/1.1")));
+    }
+    let method = parsed.method.unwrap_or("").to_string();
+    let target = parsed.path.unwrap_or("");
+    let (path, query) = match target.split_once('?') {
+        Some((p, q)) => (p.to_string(), q.to_string()),
+        None => (target.to_string(), String::new()),
+    };
+    let mut hs: Vec<(String, String)> = Vec::with_capacity(parsed.headers.len());
+    for h in parsed.headers.iter() {
+        let Ok(v) = std::str::from_utf8(h.value) else {
+            return Err(Some((400, "a header is not UTF-8")));
+        };
+        hs.push((h.name.to_ascii_lowercase(), v.trim().to_string()));
+    }
+    let mut req = Request {
+        method,
+        path,
+        query,
+        headers: hs,
+        body: Vec::new(),
+        peer,
+    };
+    if req.header("transfer-encoding").is_some() {
+        return Err(Some((501, "chunked request bodies are not accepted")));
+    }
+    let len = match req.header("content-length") {
+        None => 0,
+        Some(l) => match l.parse::<usize>() {
+            Ok(n) => n,
+            Err(_) => return Err(Some((400, "bad Content-Length"))),
+        },
+    };
+    if len > limits.max_body {
+        return Err(Some((413, "request body too large")));
+    }
+    let mut body = buf[head_len..].to_vec();
+    while body.len() < len {
+        if start.elapsed() > limits.request_deadline {
+            return Err(Some((408, "request too slow")));
+        }
+        match stream.read(&mut chunk) {
+            Ok(0) => return Err(None),
+            Ok(n) => body.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return Err(Some((408, "request too slow"))),
+        }
+    }
+    body.truncate(len);
+    req.body = body;
+    Ok(req)
+}
+
+/// The end of the request head (after `\r\n\r\n`), if it has arrived.
+fn find_head_end(buf: &[u8]) -> Option<usize> {
+    buf.windows(4).position(|w| w == b"\r\n\r\n").map(|i| i + 4)
+}
+
+/// Serves one connection.
+fn serve_connection(
+    mut stream: TcpStream,
+    handler: &dyn Handler,
+    access: &Access,
+    limits: &Limits,
+) {
+    let Ok(peer) = stream.peer_addr() else {
+        return;
+    };
+    let _ = stream.set_read_timeout(Some(limits.read_timeout));
+    let _ = stream.set_write_timeout(Some(limits.write_timeout));
+    let _ = stream.set_nodelay(true);
+    // A foreign peer is refused before it can send anything.
+    if let Some(why) = access.refuse(&peer, None) {
+        write_response(&mut stream, &Response::text(403, why), false);
+        return;
+    }
+    let req = match read_request(&mut stream, peer, limits) {
+        Ok(r) => r,
+        Err(Some((status, why))) => {
+            write_response(&mut stream, &Response::text(status, why), false);
+            return;
+        }
+        Err(None) => return,
+    };
+    let head_only = req.method == "HEAD";
+    let resp = if let Some(why) = access.refuse(&peer, req.header("host")) {
+        Response::text(403, why)
+    } else if !matches!(req.method.as_str(), "GET" | "HEAD" | "POST") {
+        Response::text(405, "only GET, HEAD and POST").with_header("Allow", "GET, HEAD, POST")
+    } else {
+        // A handler that panics costs its own request only.
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler.handle(&req)))
+            .unwrap_or_else(|_| Response::text(500, "internal error"))
+    };
+    write_response(&mut stream, &resp, head_only);
+    // Let the client read the answer before the socket goes.
+    let _ = stream.shutdown(std::net::Shutdown::Write);
+    let mut sink = [0u8; 512];
+    let _ = stream.set_read_timeout(Some(Duration::from_millis(200)));
+    while let Ok(n) = stream.read(&mut sink) {
+        if n == 0 {
+            break;
+        }
+    }
+}
+
+/// Counts a connection while it is served.
+struct Active(Arc<AtomicUsize>);
+
+impl Drop for Active {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Accepts connections on `listener` for ever, each served on a thread of its own.
+pub fn run(listener: TcpListener, handler: Arc<dyn Handler>, access: Access, limits: Limits) {
+    let active = Arc::new(AtomicUsize::new(0));
+    let access = Arc::new(access);
+    let limits = Arc::new(limits);
+    for stream in listener.incoming() {
+        let Ok(mut stream) = stream else {
+            // Out of file descriptors and the like: give it a moment.
+            std::thread::sleep(Duration::from_millis(50));
+            continue;
+        };
+        if active.load(Ordering::Acquire) >= limits.max_connections {
+            let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
+            write_response(
+                &mut stream,
+                &Response::text(503, "too many connections; try again"),
+                false,
+            );
+            continue;
+        }
+        active.fetch_add(1, Ordering::AcqRel);
+        let guard = Active(active.clone());
+        let (handler, access, limits) = (handler.clone(), access.clone(), limits.clone());
+        let spawned = std::thread::Builder::new()
+            .name("rpprof-http".into())
+            .spawn(move || {
+                let _guard = guard;
+                serve_connection(stream, &*handler, &access, &limits);
+            });
+        if spawned.is_err() {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_names() {
+        assert_eq!(host_name("localhost:8080"), "localhost");
+        assert_eq!(host_name("[::1]:80"), "[::1]");
+        assert_eq!(host_name("127.0.0.1"), "127.0.0.1");
+        let a = Access {
+            loopback_only: true,
+            host: "localhost".into(),
+        };
+        let local: SocketAddr = "127.0.0.1:5000".parse().unwrap();
+        let other: SocketAddr = "10.1.2.3:5000".parse().unwrap();
+        assert!(a.refuse(&local, Some("127.0.0.1:8080")).is_none());
+        assert!(a.refuse(&local, Some("[::1]:8080")).is_none());
+        assert!(a.refuse(&local, Some("LOCALHOST:8080")).is_none());
+        assert!(a.refuse(&local, Some("evil.example:8080")).is_some());
+        assert!(a.refuse(&other, None).is_some());
+        let open = Access {
+            loopback_only: false,
+            host: "0.0.0.0".into(),
+        };
+        assert!(open.refuse(&other, Some("anything")).is_none());
+    }
+}

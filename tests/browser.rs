@@ -1,0 +1,521 @@
+//! The web UI in a real browser: headless Chromium driven through chromedriver's WebDriver
+//! HTTP protocol (a few JSON requests, spoken here with ureq). Opens the flame graph, zooms,
+//! searches, follows "callers", switches the View and Diff pickers, sorts the top table,
+//! shows the call graph; checks what is drawn and saves screenshots under
+//! `target/tmp/browser-*.png`. Says SKIPPED when Chromium or chromedriver is absent.
+
+mod common;
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::web::{self, get};
+use serde_json::{Value, json};
+
+const H1: &str = "theap.hprof.0001.heap";
+const H2: &str = "theap.hprof.0002.heap";
+const H3: &str = "theap.hprof.0003.heap";
+
+/// Where the browser is, or why it cannot run.
+fn browser() -> Result<(PathBuf, PathBuf), String> {
+    let find = |names: &[&str]| {
+        names.iter().find_map(|n| {
+            let p = Path::new(n);
+            if p.is_absolute() {
+                p.exists().then(|| p.to_path_buf())
+            } else {
+                std::env::var_os("PATH").and_then(|paths| {
+                    std::env::split_paths(&paths)
+                        .map(|d| d.join(n))
+                        .find(|p| p.is_file())
+                })
+            }
+        })
+    };
+    let chromium = find(&[
+        "/usr/bin/chromium",
+        "chromium",
+        "chromium-browser",
+        "google-chrome",
+    ])
+    .ok_or("Chromium is not installed (Debian: apt-get install chromium)")?;
+    let driver = find(&["/usr/bin/chromedriver", "chromedriver"])
+        .ok_or("chromedriver is not installed (Debian: apt-get install chromium-driver)")?;
+    Ok((chromium, driver))
+}
+
+/// chromedriver and one browser session; both stopped when dropped.
+struct Browser {
+    driver: Child,
+    base: String,
+    agent: ureq::Agent,
+    profile: PathBuf,
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.agent.delete(&self.base).call();
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+        let _ = std::fs::remove_dir_all(&self.profile);
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+impl Browser {
+    fn start(test: &str) -> Option<Browser> {
+        let (chromium, driver) = match browser() {
+            Ok(b) => b,
+            Err(why) => {
+                common::skip(test, &why);
+                return None;
+            }
+        };
+        let port = free_port();
+        let child = Command::new(driver)
+            .arg(format!("--port={port}"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start chromedriver");
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .proxy(None)
+            .timeout_global(Some(Duration::from_secs(300)))
+            .build()
+            .into();
+        let url = format!("http://127.0.0.1:{port}");
+        let start = Instant::now();
+        while agent.get(&format!("{url}/status")).call().is_err() {
+            // A guard against a driver that never starts, not a timing requirement.
+            assert!(
+                start.elapsed() < Duration::from_secs(120),
+                "chromedriver did not start"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let profile = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("chromium-{test}"));
+        let _ = std::fs::remove_dir_all(&profile);
+        let caps = json!({"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "binary": chromium,
+                "args": [
+                    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                    "--no-first-run", "--disable-background-networking",
+                    "--disable-component-update", "--disable-sync",
+                    "--window-size=1300,800",
+                    format!("--user-data-dir={}", profile.display()),
+                ]
+            }
+        }}});
+        let mut b = Browser {
+            driver: child,
+            base: url.clone(),
+            agent,
+            profile,
+        };
+        let r = b.call("POST", "/session", Some(caps));
+        let id = r["sessionId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no session: {r}"))
+            .to_string();
+        b.base = format!("{url}/session/{id}");
+        Some(b)
+    }
+
+    /// One WebDriver command; its `value`.
+    fn call(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        let url = format!("{}{path}", self.base);
+        let r = match method {
+            "GET" => self.agent.get(&url).call(),
+            "DELETE" => self.agent.delete(&url).call(),
+            _ => self
+                .agent
+                .post(&url)
+                .content_type("application/json")
+                .send(body.unwrap_or(json!({})).to_string().as_bytes()),
+        };
+        let mut r = r.expect("WebDriver request");
+        let mut text = String::new();
+        r.body_mut()
+            .with_config()
+            .limit(1 << 28)
+            .reader()
+            .read_to_string(&mut text)
+            .unwrap();
+        let v: Value = serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON: {text}"));
+        if path == "/session" {
+            return v["value"].clone();
+        }
+        if v["value"].get("error").is_some() {
+            panic!("{method} {path}: {}", v["value"]);
+        }
+        v["value"].clone()
+    }
+
+    fn open(&self, url: &str) {
+        self.call("POST", "/url", Some(json!({ "url": url })));
+    }
+
+    fn js(&self, script: &str) -> Value {
+        self.call(
+            "POST",
+            "/execute/sync",
+            Some(json!({ "script": script, "args": [] })),
+        )
+    }
+
+    /// Waits until `script` returns true (a guard of two minutes against hanging).
+    fn wait(&self, what: &str, script: &str) {
+        let start = Instant::now();
+        loop {
+            if self.js(script) == json!(true) {
+                return;
+            }
+            if start.elapsed() > Duration::from_secs(120) {
+                panic!(
+                    "never: {what} ({})",
+                    self.js("return document.body.innerText.slice(0, 2000)")
+                );
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn element(&self, css: &str) -> String {
+        let v = self.call(
+            "POST",
+            "/element",
+            Some(json!({ "using": "css selector", "value": css })),
+        );
+        v.as_object()
+            .and_then(|o| o.values().next())
+            .and_then(|e| e.as_str())
+            .unwrap_or_else(|| panic!("no element {css}: {v}"))
+            .to_string()
+    }
+
+    fn click(&self, css: &str) {
+        let e = self.element(css);
+        self.call("POST", &format!("/element/{e}/click"), Some(json!({})));
+    }
+
+    fn type_in(&self, css: &str, text: &str) {
+        let e = self.element(css);
+        self.call(
+            "POST",
+            &format!("/element/{e}/value"),
+            Some(json!({ "text": text })),
+        );
+    }
+
+    /// Saves a screenshot as `target/tmp/browser-<name>.png`.
+    fn screenshot(&self, name: &str) -> PathBuf {
+        let v = self.call("GET", "/screenshot", None);
+        let png = base64(v.as_str().expect("base64 PNG"));
+        assert!(png.starts_with(b"\x89PNG"), "a PNG");
+        let p = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("browser-{name}.png"));
+        std::fs::write(&p, png).unwrap();
+        p
+    }
+}
+
+fn base64(s: &str) -> Vec<u8> {
+    let val = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    };
+    let mut out = Vec::with_capacity(s.len() * 3 / 4);
+    let mut acc = 0u32;
+    let mut bits = 0;
+    for c in s.bytes().filter_map(val) {
+        acc = (acc << 6) | c as u32;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    out
+}
+
+fn heap_server() -> web::WebServer {
+    common::link_case("t-heap");
+    let dir = common::root().join("testdata/t-heap");
+    web::start(&dir, &["theap", H1, H2, H3, "theap.growth"], &[])
+}
+
+/// The cum% of `name` in the text report.
+fn cum_percent(s: &web::WebServer, query: &str, name: &str) -> String {
+    let t = get(&format!("{}/ui/text?{query}", s.url)).text();
+    let line = t
+        .lines()
+        .find(|l| l.ends_with(&format!("% {name}")))
+        .unwrap_or_else(|| panic!("{name} in {t}"));
+    line.split_whitespace().nth(4).unwrap().to_string()
+}
+
+#[test]
+fn flame_graph_zoom_search_callers_and_pickers() {
+    let Some(b) = Browser::start("flame_graph_zoom_search_callers_and_pickers") else {
+        return;
+    };
+    let s = heap_server();
+    b.open(&format!("{}/ui/?view={H3}", s.url));
+    b.wait(
+        "the flame graph",
+        "return !!document.getElementById('flame-svg')",
+    );
+    // Drawn: the root across the whole width, every function of the profile.
+    let frames = b.js(
+        "return Array.from(document.querySelectorAll('#flame g.frame')).map(g => g.dataset.name)",
+    );
+    let frames: Vec<&str> = frames
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(frames[0], "all");
+    for f in [
+        "main",
+        "one_round",
+        "tdata::index::grow",
+        "tdata::store::Slab::take",
+    ] {
+        assert!(frames.contains(&f), "{f} in {frames:?}");
+    }
+    let full = b.js("const s = document.getElementById('flame-svg'); const r = s.querySelector('g.frame rect'); return Math.abs(r.width.baseVal.value - s.width.baseVal.value) < 2");
+    assert_eq!(full, json!(true));
+    b.screenshot("flame");
+
+    // Zoom: a click on a frame makes it as wide as the graph.
+    b.click("#flame g.frame[data-name='tdata::store::Slab::take'] rect");
+    b.wait(
+        "zoomed",
+        "return document.getElementById('flame').dataset.zoom === 'tdata::store::Slab::take'",
+    );
+    let w = b.js("const s = document.getElementById('flame-svg'); const g = Array.from(s.querySelectorAll('g.frame')).find(g => g.dataset.name === 'tdata::store::Slab::take'); return g.querySelector('rect').width.baseVal.value / s.width.baseVal.value");
+    assert!(w.as_f64().unwrap() > 0.98, "{w}");
+    let grow_gone = b.js("return !Array.from(document.querySelectorAll('#flame g.frame')).some(g => g.dataset.name === 'tdata::index::grow')");
+    assert_eq!(
+        grow_gone,
+        json!(true),
+        "a frame beside the zoomed one is not drawn"
+    );
+    assert_eq!(
+        b.js("return document.getElementById('flame-actions').hidden"),
+        json!(false)
+    );
+    b.screenshot("flame-zoom");
+    b.click("#reset-zoom");
+    b.wait(
+        "zoomed out",
+        "return document.getElementById('flame').dataset.zoom === 'all'",
+    );
+
+    // Search: the matching frames are marked, and the share of their stacks is the
+    // function's cum% of the text report.
+    b.type_in("#search", "index::grow\u{E007}");
+    b.wait(
+        "matched",
+        "return document.getElementById('matched').textContent.startsWith('Matched:')",
+    );
+    let matched = b.js("return document.getElementById('matched').textContent");
+    let want = cum_percent(&s, &format!("view={H3}"), "tdata::index::grow");
+    assert!(
+        matched.as_str().unwrap().ends_with(&format!("({want})")),
+        "{matched} vs {want}"
+    );
+    let marked = b.js("return Array.from(document.querySelectorAll('#flame g.frame.match')).map(g => g.dataset.name)");
+    let marked: Vec<&str> = marked
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(
+        !marked.is_empty() && marked.iter().all(|m| m.contains("index::grow")),
+        "{marked:?}"
+    );
+    assert!(
+        b.js("return location.search")
+            .as_str()
+            .unwrap()
+            .contains("q=index")
+    );
+    b.screenshot("flame-search");
+
+    // Callers of a function: it first, its callers under it.
+    b.click("#flame g.frame[data-name='tdata::index::grow'] rect");
+    b.wait(
+        "actions",
+        "return !!document.getElementById('action-callers')",
+    );
+    b.click("#action-callers");
+    b.wait(
+        "callers",
+        "return !!document.getElementById('flame-svg') && location.search.includes('p=')",
+    );
+    let frames = b.js("return Array.from(document.querySelectorAll('#flame g.frame')).map(g => g.dataset.name + '@' + g.querySelector('rect').y.baseVal.value)");
+    let frames: Vec<String> = frames
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        frames[0].starts_with("callers of ^tdata::index::grow$@0"),
+        "{frames:?}"
+    );
+    assert!(
+        frames
+            .iter()
+            .any(|f| f.starts_with("tdata::index::grow@18")),
+        "{frames:?}"
+    );
+    assert!(
+        frames.iter().any(|f| f.starts_with("one_round@")),
+        "{frames:?}"
+    );
+    assert!(
+        !frames
+            .iter()
+            .any(|f| f.starts_with("tdata::store::Slab::take@")),
+        "{frames:?}"
+    );
+    b.screenshot("flame-callers");
+
+    // The View picker: another profile.
+    b.open(&format!("{}/ui/flamegraph?view={H3}", s.url));
+    b.wait(
+        "the flame graph",
+        "return !!document.getElementById('flame-svg')",
+    );
+    b.click(&format!("#view-picker option[value='{H1}']"));
+    b.wait(
+        "the first dump",
+        &format!(
+            "return location.search.includes('view={H1}') && !!document.getElementById('flame-svg')"
+        ),
+    );
+    let what = b.js("return document.getElementById('what').textContent");
+    assert!(what.as_str().unwrap().contains(H1), "{what}");
+
+    // The Diff picker: against the first dump, coloured by change.
+    b.open(&format!("{}/ui/flamegraph?view={H3}", s.url));
+    b.wait(
+        "the flame graph",
+        "return !!document.getElementById('flame-svg')",
+    );
+    let offered = b.js("return Array.from(document.querySelectorAll('#base-picker option')).map(o => o.value).sort()");
+    assert_eq!(offered, json!(["", H1, H2]), "compatible profiles only");
+    b.click(&format!("#base-picker option[value='{H1}']"));
+    b.wait(
+        "the diff",
+        &format!(
+            "return location.search.includes('base={H1}') && !!document.getElementById('flame-svg')"
+        ),
+    );
+    let red = b.js("return Array.from(document.querySelectorAll('#flame g.frame rect')).filter(r => r.getAttribute('fill').startsWith('rgb(255,')).length");
+    assert!(red.as_u64().unwrap() > 3, "frames that grew are red: {red}");
+    let info = b.js("return document.getElementById('flame-info').textContent");
+    assert!(info.as_str().unwrap().contains("change +"), "{info}");
+    b.screenshot("flame-diff");
+}
+
+#[test]
+fn top_graph_and_a_new_dump_in_the_browser() {
+    let Some(b) = Browser::start("top_graph_and_a_new_dump_in_the_browser") else {
+        return;
+    };
+    common::link_case("t-heap");
+    let src = common::root().join("testdata/t-heap");
+    let t = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("browser-watched");
+    let _ = std::fs::remove_dir_all(&t);
+    std::fs::create_dir_all(&t).unwrap();
+    std::fs::copy(src.join(H1), t.join(H1)).unwrap();
+    let prog = src.join("theap");
+    let s = web::start(&t, &[prog.to_str().unwrap(), t.to_str().unwrap()], &[]);
+
+    // Top: sorted by flat; a click on Cum sorts by cum.
+    b.open(&format!("{}/ui/top", s.url));
+    b.wait("the table", "return !!document.getElementById('toptable')");
+    let first = "return document.querySelector('#toptable tbody tr').cells[3].dataset.v";
+    let flat_first = b.js(first);
+    b.click("#toptable th[data-key='cum']");
+    b.wait(
+        "sorted by cum",
+        "return document.querySelector('#toptable th[data-key=cum]').classList.contains('desc')",
+    );
+    let cum_first = b.js(first);
+    assert_ne!(flat_first, cum_first);
+    let cums = b.js("return Array.from(document.querySelectorAll('#toptable tbody tr')).map(r => parseFloat(r.cells[3].dataset.v))");
+    let cums: Vec<f64> = cums
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert!(cums.windows(2).all(|w| w[0] >= w[1]), "{cums:?}");
+    assert!(
+        b.js("return location.search")
+            .as_str()
+            .unwrap()
+            .contains("sort=cum")
+    );
+    b.screenshot("top");
+
+    // The call graph, when graphviz is there.
+    if common::have("dot") {
+        b.open(&format!("{}/ui/graph", s.url));
+        b.wait(
+            "the graph",
+            "const f = document.getElementById('graph-frame'); return !!(f && f.contentDocument && f.contentDocument.querySelector('svg g#viewport'))",
+        );
+        let nodes = b.js("return document.getElementById('graph-frame').contentDocument.querySelectorAll('g.node').length");
+        assert!(nodes.as_u64().unwrap() > 5, "{nodes}");
+        b.screenshot("graph");
+    } else {
+        common::skip(
+            "top_graph_and_a_new_dump_in_the_browser (graph)",
+            "graphviz is not installed",
+        );
+    }
+
+    // A dump written into the watched folder: the page says so and offers it.
+    b.open(&format!("{}/ui/flamegraph", s.url));
+    b.wait(
+        "the flame graph",
+        "return !!document.getElementById('flame-svg')",
+    );
+    std::fs::copy(src.join(H2), t.join(H2)).unwrap();
+    b.wait("the notice", "const n = document.getElementById('notice'); return !n.hidden && n.textContent.includes('New profile')");
+    b.wait(
+        "the new option",
+        &format!("return !!document.querySelector(\"#view-picker option[value='{H2}']\")"),
+    );
+    b.screenshot("new-profile");
+    b.click("#notice-link");
+    b.wait(
+        "the new profile",
+        &format!(
+            "return location.search.includes('view={H2}') && !!document.getElementById('flame-svg')"
+        ),
+    );
+}

@@ -1,0 +1,1126 @@
+//! The web UI (`--http`) at the HTTP level: each test starts `rpprof --http` on a free port
+//! of 127.0.0.1 over the testdata profiles and asks it things. The plain forms must be the
+//! command line's bytes for the same options; every page and parameter answers; what may not
+//! be asked is refused with one line.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use common::web::{self, enc, get, post};
+
+fn case(name: &str) -> PathBuf {
+    common::link_case(name);
+    common::root().join("testdata").join(name)
+}
+
+/// A fresh folder for one test.
+fn scratch(test: &str) -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("web-{test}"));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Copies `from` to `to` with modification time `t` (seconds after 2025-03-01 12:00 UTC).
+fn copy_at(from: &Path, to: &Path, t: u64) {
+    std::fs::copy(from, to).unwrap();
+    let f = std::fs::File::options().write(true).open(to).unwrap();
+    f.set_modified(SystemTime::UNIX_EPOCH + Duration::from_secs(1_740_830_400 + t))
+        .unwrap();
+}
+
+/// The command line's standard output (and status, and standard error).
+fn cli(dir: &Path, args: &[&str]) -> (i32, Vec<u8>, String) {
+    let o = common::rpprof(dir, args);
+    (
+        o.status.code().unwrap_or(-1),
+        o.stdout,
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// The plain forms and the options they take.
+const PLAIN: [(&str, &str); 6] = [
+    ("text", "--text"),
+    ("collapsed", "--collapsed"),
+    ("dot", "--dot"),
+    ("raw", "--raw"),
+    ("proto", "--proto"),
+    ("traces", "--traces"),
+];
+
+/// Checks every plain form of each `(query, command-line options, profile)` against the
+/// command line run in `dir` with `program`.
+fn same_as_cli(s: &web::WebServer, dir: &Path, program: &str, cases: &[(&str, &[&str], &str)]) {
+    let mut checked = 0;
+    for (query, opts, profile) in cases {
+        for (page, mode) in PLAIN {
+            let url = format!("{}/ui/{page}?{query}", s.url);
+            let got = get(&url);
+            let mut args: Vec<&str> = vec![mode];
+            args.extend_from_slice(opts);
+            args.push(program);
+            args.push(profile);
+            let (code, want, err) = cli(dir, &args);
+            if code != 0 {
+                assert_eq!(
+                    got.status, 400,
+                    "{url}: the command line failed ({err}), the page did not"
+                );
+                let line = err
+                    .lines()
+                    .find(|l| l.starts_with("rpprof: "))
+                    .unwrap_or_default();
+                assert_eq!(got.text().trim_end(), line, "{url}");
+                continue;
+            }
+            assert_eq!(got.status, 200, "{url}: {}", got.text());
+            if got.body != want {
+                panic!(
+                    "{url} differs from rpprof {}:\n{}",
+                    args.join(" "),
+                    common::first_difference(&String::from_utf8_lossy(&want), &got.text())
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(
+        checked >= cases.len() * 4,
+        "only {checked} outputs compared"
+    );
+}
+
+const H1: &str = "theap.hprof.0001.heap";
+const H2: &str = "theap.hprof.0002.heap";
+const H3: &str = "theap.hprof.0003.heap";
+
+fn heap_server() -> (web::WebServer, PathBuf) {
+    let dir = case("t-heap");
+    let s = web::start(&dir, &["theap", H1, H2, H3, "theap.growth"], &[]);
+    (s, dir)
+}
+
+#[test]
+fn plain_forms_are_the_command_lines_bytes() {
+    let (s, dir) = heap_server();
+    let v3 = format!("view={H3}");
+    let q = |extra: &str| format!("{v3}&{extra}");
+    let cases: Vec<(String, Vec<String>, &str)> = vec![
+        (v3.clone(), vec![], H3),
+        (format!("view={H1}"), vec![], H1),
+        (
+            format!("view={H2}&base={H1}"),
+            vec![format!("--base={H1}")],
+            H2,
+        ),
+        (q("si=alloc_objects"), vec!["--alloc_objects".into()], H3),
+        (
+            q("si=inuse_objects&g=lines"),
+            vec!["--inuse_objects".into(), "--lines".into()],
+            H3,
+        ),
+        (q("g=files"), vec!["--files".into()], H3),
+        (q("g=addresses"), vec!["--addresses".into()], H3),
+        (q("f=grow"), vec!["--focus=grow".into()], H3),
+        (q("i=render"), vec!["--ignore=render".into()], H3),
+        (
+            q(&format!("base={H1}&si=alloc_space&f=store")),
+            vec![
+                format!("--base={H1}"),
+                "--alloc_space".into(),
+                "--focus=store".into(),
+            ],
+            H3,
+        ),
+        ("view=theap.growth".into(), vec![], "theap.growth"),
+        (q("sort=cum"), vec!["--cum".into()], H3),
+        (
+            q("n=5&nf=0.01&ef=0.005"),
+            vec![
+                "--nodecount=5".into(),
+                "--nodefraction=0.01".into(),
+                "--edgefraction=0.005".into(),
+            ],
+            H3,
+        ),
+        (
+            q(&format!("base={H2}&dropneg=t")),
+            vec![format!("--base={H2}"), "--drop_negative".into()],
+            H3,
+        ),
+        (
+            q("f=nothing_matches_this"),
+            vec!["--focus=nothing_matches_this".into()],
+            H3,
+        ),
+    ];
+    let cases: Vec<(&str, Vec<&str>, &str)> = cases
+        .iter()
+        .map(|(q, o, p)| (q.as_str(), o.iter().map(String::as_str).collect(), *p))
+        .collect();
+    let cases: Vec<(&str, &[&str], &str)> =
+        cases.iter().map(|(q, o, p)| (*q, &o[..], *p)).collect();
+    same_as_cli(&s, &dir, "theap", &cases);
+}
+
+#[test]
+fn plain_forms_of_cpu_contention_and_jemalloc_profiles() {
+    let dir = case("t-cpu");
+    let s = web::start(&dir, &["tcpu-pie", "tcpu-pie.prof", "tcpu-leaf.prof"], &[]);
+    same_as_cli(
+        &s,
+        &dir,
+        "tcpu-pie",
+        &[
+            ("view=tcpu-pie.prof", &[], "tcpu-pie.prof"),
+            ("view=tcpu-pie.prof&g=lines", &["--lines"], "tcpu-pie.prof"),
+            (
+                "view=tcpu-leaf.prof&f=work",
+                &["--focus=work"],
+                "tcpu-leaf.prof",
+            ),
+        ],
+    );
+    drop(s);
+    let dir = case("t-contention");
+    let s = web::start(
+        &dir,
+        &["tcont", "tcont.contention", "tcont.contentionz"],
+        &[],
+    );
+    same_as_cli(
+        &s,
+        &dir,
+        "tcont",
+        &[
+            ("view=tcont.contention", &[], "tcont.contention"),
+            (
+                "view=tcont.contention&si=contentions",
+                &["--contentions"],
+                "tcont.contention",
+            ),
+            (
+                "view=tcont.contentionz&si=mean_delay",
+                &["--mean_delay"],
+                "tcont.contentionz",
+            ),
+        ],
+    );
+    drop(s);
+    let dir = case("t-jemalloc");
+    let s = web::start(
+        &dir,
+        &["tje", "tje.0001.heap", "tje.0002.heap", "tje.0003.heap"],
+        &[],
+    );
+    same_as_cli(
+        &s,
+        &dir,
+        "tje",
+        &[
+            (
+                "view=tje.0003.heap&base=tje.0001.heap",
+                &["--base=tje.0001.heap"],
+                "tje.0003.heap",
+            ),
+            (
+                "view=tje.0002.heap&si=alloc_space",
+                &["--alloc_space"],
+                "tje.0002.heap",
+            ),
+        ],
+    );
+}
+
+/// The flame graph's data, parsed.
+fn stacks(s: &web::WebServer, query: &str) -> serde_json::Value {
+    let a = get(&format!("{}/ui/stacks?{query}", s.url));
+    assert_eq!(a.status, 200, "{}", a.text());
+    assert_eq!(a.content_type, "application/json");
+    serde_json::from_slice(&a.body).expect("JSON")
+}
+
+/// The names in the flame graph's data.
+fn names(v: &serde_json::Value) -> Vec<String> {
+    v["names"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn every_page_answers() {
+    let (s, _dir) = heap_server();
+    let page = |p: &str| {
+        let a = get(&format!("{}/ui/{p}", s.url));
+        assert_eq!(a.status, 200, "{p}: {}", a.text());
+        assert!(
+            a.content_type.starts_with("text/html"),
+            "{p}: {}",
+            a.content_type
+        );
+        a.text()
+    };
+    // The default page is the flame graph, with the stacks in it.
+    let root = get(&format!("{}/?view={H3}", s.url));
+    assert_eq!(root.status, 307);
+    let f = page(&format!("?view={H3}"));
+    assert!(f.contains("id=\"flame-data\""), "{f}");
+    assert!(f.contains("tdata::index::grow"), "{f}");
+    assert!(f.contains("<option value=\"theap.hprof.0003.heap\" data-kind=\"heap\" selected>"));
+    let f = page("flamegraph");
+    assert!(f.contains("id=\"flame-data\""));
+    // Top: the text report's rows, with the total.
+    let t = page(&format!("top?view={H3}"));
+    assert!(t.contains("id=\"toptable\""), "{t}");
+    assert!(t.contains("Total: 2.8 MB"), "{t}");
+    assert!(t.contains(">std::vector::push_back (inline)</a>"), "{t}");
+    let cum = page(&format!("top?view={H3}&sort=cum"));
+    assert!(cum.contains("data-sorted=\"cum\""));
+    let first_row = |html: &str| {
+        let i = html.find("<tbody>").unwrap();
+        html[i..].split("</tr>").next().unwrap().to_string()
+    };
+    assert!(first_row(&cum).contains("100.0%"), "{}", first_row(&cum));
+    assert!(!first_row(&t).contains(">100.0%"), "{}", first_row(&t));
+    // Graph: graphviz's SVG in a frame, or a notice.
+    let g = page(&format!("graph?view={H3}"));
+    if common::have("dot") {
+        assert!(g.contains("id=\"graph-frame\""), "{g}");
+        let svg = get(&format!("{}/ui/svg?view={H3}", s.url));
+        assert_eq!(svg.status, 200);
+        assert_eq!(svg.content_type, "image/svg+xml");
+        assert!(
+            svg.text().contains("<g id=\"viewport\""),
+            "SVGPan's viewport"
+        );
+    } else {
+        common::skip("every_page_answers (svg)", "graphviz is not installed");
+    }
+    // Source and peek of f=; disasm when objdump is there.
+    let src = page(&format!("source?view={H3}&f=grow"));
+    assert!(
+        src.contains("ROUTINE ====================== tdata::index::grow"),
+        "{src}"
+    );
+    let ask = page("source");
+    assert!(ask.contains("id=\"ask-f\""), "{ask}");
+    let none = page("source?f=no_such_function_anywhere");
+    assert!(none.contains("No function matching"), "{none}");
+    let peek = page(&format!("peek?view={H3}&f=grow"));
+    assert!(peek.contains("tdata::index::grow"), "{peek}");
+    assert!(peek.contains("id=\"listing\""), "{peek}");
+    let dis = page(&format!("disasm?view={H3}&f=grow"));
+    if common::have("objdump") {
+        assert!(dis.contains("ROUTINE"), "{dis}");
+    } else {
+        assert!(dis.contains("needs <code>objdump</code>"), "{dis}");
+    }
+    // Trend: three heap profiles of one kind.
+    let tr = page(&format!("trend?view={H3}"));
+    assert!(tr.contains("id=\"trendtable\""), "{tr}");
+    assert!(
+        tr.contains("3 dumps, theap.hprof.0001.heap to theap.hprof.0003.heap"),
+        "{tr}"
+    );
+    let tr = page("trend?view=theap.growth");
+    assert!(tr.contains("the history has 1 like this one"), "{tr}");
+    // The assets.
+    for a in ["ui.css", "ui.js", "flame.js"] {
+        let r = get(&format!("{}/ui/static/{a}", s.url));
+        assert_eq!(r.status, 200, "{a}");
+        assert!(r.body.len() > 500, "{a}");
+    }
+    // The history, newest first by name when written in the same second.
+    let h: serde_json::Value =
+        serde_json::from_slice(&get(&format!("{}/ui/history", s.url)).body).unwrap();
+    let listed: Vec<&str> = h["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed.len(), 4, "{h}");
+    for n in [H1, H2, H3, "theap.growth"] {
+        assert!(listed.contains(&n), "{n} in {listed:?}");
+    }
+}
+
+/// The Trend page on the series of testdata/t-trend: every site of known shape in its class
+/// (the command line's `--trend`), the chart drawn, and each row a link to the flame graph
+/// of the last dump against the first, focused on the site.
+#[test]
+fn the_trend_page_classes_and_links() {
+    let dir = case("t-trend");
+    let dumps: Vec<String> = (1..=12)
+        .map(|i| format!("ttrend.hprof.{i:04}.heap"))
+        .collect();
+    let mut args = vec!["ttrend"];
+    args.extend(dumps.iter().map(String::as_str));
+    let s = web::start(&dir, &args, &[]);
+    let r = get(&format!("{}/ui/trend", s.url));
+    assert_eq!(r.status, 200);
+    let page = r.text();
+    assert!(page.contains("<div id=\"trend-chart\"><svg"), "{page}");
+    assert!(!page.contains("<?xml"), "{page}");
+    let expected = std::fs::read_to_string(dir.join("expected.tsv")).unwrap();
+    let mut checked = 0;
+    for line in expected.lines().skip(1) {
+        let (site, class) = line.split_once('\t').unwrap();
+        let link = format!(
+            "/ui/flamegraph?view=ttrend.hprof.0012.heap&amp;base=ttrend.hprof.0001.heap&amp;f={}",
+            enc(&format!("^{site}$"))
+        );
+        let row = format!("<tr class=\"{class}\"><td data-v=\"{class}\">{class}</td>");
+        let at = page
+            .find(&format!("<a href=\"{link}\""))
+            .unwrap_or_else(|| panic!("no link for {site}: {page}"));
+        // The row of that link starts with its class.
+        let start = page[..at].rfind("<tr ").unwrap();
+        assert!(
+            page[start..].starts_with(&row),
+            "{site}: {}",
+            &page[start..at]
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 6);
+    // The link opens the diff.
+    let diff = get(&format!(
+        "{}/ui/flamegraph?view=ttrend.hprof.0012.heap&base=ttrend.hprof.0001.heap&f={}",
+        s.url,
+        enc("^steady_leak$")
+    ));
+    assert_eq!(diff.status, 200);
+    assert!(diff.text().contains("steady_leak"));
+}
+
+#[test]
+fn flame_graph_data_follows_the_parameters() {
+    let (s, _dir) = heap_server();
+    let all = stacks(&s, &format!("view={H3}"));
+    assert_eq!(all["measure"], "bytes");
+    assert_eq!(all["diff"], false);
+    let n = names(&all);
+    assert!(n.contains(&"tdata::index::grow".to_string()), "{n:?}");
+    assert!(n.contains(&"main".to_string()));
+    // Every stack: value, base value, then name ids from the root.
+    let total: f64 = all["stacks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s[0].as_f64().unwrap())
+        .sum();
+    assert!((total - 2_988_107.0).abs() < 2.0, "{total}");
+    // Focus keeps the stacks through the function; hide drops its frames.
+    let focus = stacks(&s, &format!("view={H3}&f=grow"));
+    let ft: f64 = focus["stacks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s[0].as_f64().unwrap())
+        .sum();
+    assert!(ft > 0.0 && ft < total, "{ft}");
+    let hidden = stacks(&s, &format!("view={H3}&h=grow"));
+    assert!(!names(&hidden).iter().any(|n| n.contains("grow")));
+    let shown = stacks(&s, &format!("view={H3}&s=tdata"));
+    let sn = names(&shown);
+    assert!(sn.iter().any(|n| n.contains("tdata")), "{sn:?}");
+    assert!(!sn.iter().any(|n| n == "main" || n == "_start"), "{sn:?}");
+    // Lines: the nodes carry their file and line.
+    let lines = stacks(&s, &format!("view={H3}&g=lines"));
+    assert!(
+        names(&lines).iter().any(|n| n.contains("theap.cc:")),
+        "{:?}",
+        names(&lines)
+    );
+    // Objects rather than bytes.
+    let obj = stacks(&s, &format!("view={H3}&si=inuse_objects"));
+    assert_eq!(obj["measure"], "objects");
+    // A base: the base's values beside the profile's.
+    let diff = stacks(&s, &format!("view={H3}&base={H1}"));
+    assert_eq!(diff["diff"], true);
+    let base_total: f64 = diff["stacks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s[1].as_f64().unwrap())
+        .sum();
+    assert!((base_total - 1_511_442.0).abs() < 2.0, "{base_total}");
+}
+
+/// One line, and the status.
+fn refused(s: &web::WebServer, path: &str, status: u16, says: &str) {
+    let a = get(&format!("{}{path}", s.url));
+    assert_eq!(a.status, status, "{path}: {}", a.text());
+    let t = a.text();
+    assert_eq!(t.lines().count(), 1, "{path}: one line: {t:?}");
+    assert!(t.contains(says), "{path}: {t:?} should say {says:?}");
+}
+
+#[test]
+fn bad_parameters_are_refused_with_one_line() {
+    let (s, _dir) = heap_server();
+    // Profiles are named as the picker lists them; a path, the program or any other file is
+    // no profile of the history.
+    for page in ["text", "flamegraph", "raw", "proto", "top"] {
+        refused(
+            &s,
+            &format!("/ui/{page}?view=..%2F..%2Fetc%2Fpasswd"),
+            404,
+            "no such profile",
+        );
+        refused(
+            &s,
+            &format!("/ui/{page}?view=%2Fetc%2Fpasswd"),
+            404,
+            "no such profile",
+        );
+        refused(
+            &s,
+            &format!("/ui/{page}?base=..%2Ftheap.hprof.0001.heap"),
+            404,
+            "no such profile",
+        );
+    }
+    refused(
+        &s,
+        "/ui/text?view=theap",
+        404,
+        "view=theap: no such profile",
+    );
+    refused(&s, "/ui/text?view=theap.cc", 404, "no such profile");
+    refused(&s, "/ui/text?view=README.md", 404, "no such profile");
+    refused(
+        &s,
+        "/ui/text?si=bogus",
+        400,
+        "si=bogus: this heap profile has inuse_objects",
+    );
+    refused(
+        &s,
+        "/ui/text?g=filefunctions",
+        400,
+        "g=filefunctions: say functions",
+    );
+    refused(&s, "/ui/text?sort=size", 400, "sort=size: say flat or cum");
+    refused(&s, "/ui/text?n=many", 400, "n=many: not a whole number");
+    refused(&s, "/ui/text?nf=-1", 400, "nf=-1: not a fraction");
+    refused(&s, "/ui/text?ef=x", 400, "ef=x: not a fraction");
+    refused(
+        &s,
+        "/ui/text?dropneg=maybe",
+        400,
+        "dropneg=maybe: say t or f",
+    );
+    refused(&s, "/ui/text?f=(", 400, "f: bad regular expression");
+    refused(&s, "/ui/flamegraph?i=[", 400, "i: bad regular expression");
+    refused(&s, "/ui/top?h=*x", 400, "h: bad regular expression");
+    refused(&s, "/ui/text?s=(", 400, "s: bad regular expression");
+    refused(&s, "/ui/text?f=%zz", 400, "bad percent-encoding");
+    refused(&s, "/ui/text?f=%ff", 400, "not UTF-8");
+    refused(&s, "/ui/nope", 404, "no page /ui/nope");
+    refused(&s, "/elsewhere", 404, "pages are under /ui/");
+    refused(&s, "/ui/static/..%2F..%2Fetc%2Fpasswd", 404, "no such file");
+    refused(&s, "/ui/static/../../etc/passwd", 404, "");
+    // Unknown parameters are let be (Go pprof's habit).
+    assert_eq!(
+        get(&format!("{}/ui/text?view={H3}&unknown=1", s.url)).status,
+        200
+    );
+}
+
+#[test]
+fn a_base_that_does_not_fit_gets_the_command_lines_refusal() {
+    let (s, dir) = heap_server();
+    let (code, out, err) = cli(
+        &dir,
+        &["--text", &format!("--base={H1}"), "theap", "theap.growth"],
+    );
+    assert_eq!(code, 1);
+    assert!(out.is_empty());
+    let want = err.lines().find(|l| l.starts_with("rpprof: ")).unwrap();
+    assert!(want.contains("cannot subtract a heap profile"), "{want}");
+    for page in ["text", "flamegraph", "top", "dot"] {
+        let a = get(&format!("{}/ui/{page}?view=theap.growth&base={H1}", s.url));
+        assert_eq!(a.status, 400, "{page}");
+        assert_eq!(a.text().trim_end(), want, "{page}");
+    }
+    // The Diff picker offers only the profiles that fit.
+    let page = get(&format!("{}/ui/flamegraph?view={H3}", s.url)).text();
+    let diff = &page[page.find("id=\"base-picker\"").unwrap()..];
+    let diff = &diff[..diff.find("</select>").unwrap()];
+    assert!(diff.contains(H1) && diff.contains(H2), "{diff}");
+    assert!(!diff.contains("theap.growth"), "{diff}");
+    assert!(
+        !diff.contains(&format!("value=\"{H3}\"")),
+        "not itself: {diff}"
+    );
+}
+
+#[test]
+fn the_newest_profile_is_the_default_view() {
+    let t = scratch("newest");
+    let src = case("t-heap");
+    // Modification times decide; the names say otherwise.
+    copy_at(&src.join(H1), &t.join("b.heap"), 600);
+    copy_at(&src.join(H3), &t.join("c.heap"), 0);
+    copy_at(&src.join(H2), &t.join("a.heap"), 1200);
+    let prog = src.join("theap");
+    let s = web::start(
+        &t,
+        &[prog.to_str().unwrap(), "c.heap", "a.heap", "b.heap"],
+        &[],
+    );
+    let h: serde_json::Value =
+        serde_json::from_slice(&get(&format!("{}/ui/history", s.url)).body).unwrap();
+    let order: Vec<&str> = h["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(order, ["a.heap", "b.heap", "c.heap"]);
+    let page = get(&format!("{}/ui/text", s.url));
+    let (_, want, _) = cli(&t, &["--text", prog.to_str().unwrap(), "a.heap"]);
+    assert_eq!(page.body, want);
+}
+
+/// Waits (polling, at most `limit`) until the history lists `name`.
+fn wait_for(s: &web::WebServer, name: &str, present: bool) -> serde_json::Value {
+    let start = std::time::Instant::now();
+    loop {
+        let h: serde_json::Value =
+            serde_json::from_slice(&get(&format!("{}/ui/history", s.url)).body).unwrap();
+        let listed = h["profiles"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["name"] == name);
+        if listed == present {
+            return h;
+        }
+        // A guard against a test that would never end, not a timing requirement.
+        if start.elapsed() > Duration::from_secs(120) {
+            panic!(
+                "{name} {} the history: {h}\n{}",
+                if present {
+                    "never joined"
+                } else {
+                    "never left"
+                },
+                s.stderr.lock().unwrap()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[test]
+fn a_dump_copied_into_a_watched_folder_joins_the_history() {
+    let t = scratch("watched");
+    let dumps = t.join("dumps");
+    std::fs::create_dir(&dumps).unwrap();
+    let src = case("t-heap");
+    copy_at(&src.join(H1), &dumps.join(H1), 0);
+    std::fs::write(dumps.join("README.md"), "not a profile\n").unwrap();
+    let prog = src.join("theap");
+    let s = web::start(&t, &[prog.to_str().unwrap(), "dumps"], &[]);
+    wait_for(&s, H1, true);
+    // A new dump, written the way a profiler writes one (in pieces).
+    let data = std::fs::read(src.join(H2)).unwrap();
+    {
+        let mut f = std::fs::File::create(dumps.join(H2)).unwrap();
+        f.write_all(&data[..data.len() / 2]).unwrap();
+        f.flush().unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        f.write_all(&data[data.len() / 2..]).unwrap();
+    }
+    let h = wait_for(&s, H2, true);
+    assert_eq!(h["profiles"][0]["name"], H2, "the newest first: {h}");
+    assert!(!h.to_string().contains("README"), "{h}");
+    // Its reports are the command line's.
+    let got = get(&format!("{}/ui/text?view={H2}&base={H1}", s.url));
+    let (_, want, _) = cli(
+        &t,
+        &[
+            "--text",
+            &format!("--base=dumps/{H1}"),
+            prog.to_str().unwrap(),
+            &format!("dumps/{H2}"),
+        ],
+    );
+    assert_eq!(got.text(), String::from_utf8_lossy(&want));
+    // The file that is not a profile is not offered, nor anything outside the folder.
+    refused(&s, "/ui/text?view=README.md", 404, "no such profile");
+    refused(
+        &s,
+        &format!("/ui/text?view=dumps%2F{H1}"),
+        404,
+        "no such profile",
+    );
+}
+
+#[test]
+fn a_quoted_glob_is_watched_and_the_oldest_dumps_let_go() {
+    let t = scratch("glob");
+    let src = case("t-heap");
+    copy_at(&src.join(H1), &t.join("heap_live.0001.heap"), 0);
+    copy_at(&src.join(H2), &t.join("heap_live.0002.heap"), 10);
+    copy_at(&src.join(H3), &t.join("other.0003.heap"), 20);
+    let prog = src.join("theap");
+    let s = web::start(
+        &t,
+        &[
+            prog.to_str().unwrap(),
+            "heap_live.*.heap",
+            "--max_profiles_kept=2",
+        ],
+        &[],
+    );
+    let h = wait_for(&s, "heap_live.0002.heap", true);
+    assert_eq!(h["profiles"].as_array().unwrap().len(), 2, "{h}");
+    assert!(!h.to_string().contains("other.0003"), "not matched: {h}");
+    // A third matching dump: the oldest goes from the history, not from the disk.
+    copy_at(&src.join(H3), &t.join("heap_live.0003.heap"), 30);
+    wait_for(&s, "heap_live.0003.heap", true);
+    let h = wait_for(&s, "heap_live.0001.heap", false);
+    assert_eq!(h["profiles"].as_array().unwrap().len(), 2, "{h}");
+    assert!(
+        t.join("heap_live.0001.heap").exists(),
+        "never delete a user's file"
+    );
+    refused(
+        &s,
+        "/ui/text?view=heap_live.0001.heap",
+        404,
+        "no such profile",
+    );
+    let got = get(&format!(
+        "{}/ui/text?view=heap_live.0003.heap&base=heap_live.0002.heap",
+        s.url
+    ));
+    let (_, want, _) = cli(
+        &t,
+        &[
+            "--text",
+            "--base=heap_live.0002.heap",
+            prog.to_str().unwrap(),
+            "heap_live.0003.heap",
+        ],
+    );
+    assert_eq!(got.text(), String::from_utf8_lossy(&want));
+}
+
+#[test]
+fn an_empty_folder_waits_for_its_first_dump() {
+    let t = scratch("empty");
+    std::fs::create_dir(t.join("dumps")).unwrap();
+    let src = case("t-heap");
+    let prog = src.join("theap");
+    let s = web::start(&t, &[prog.to_str().unwrap(), "dumps"], &[]);
+    let page = get(&format!("{}/ui/flamegraph", s.url));
+    assert_eq!(page.status, 200);
+    assert!(page.text().contains("No profiles yet"), "{}", page.text());
+    copy_at(&src.join(H3), &t.join("dumps").join(H3), 0);
+    wait_for(&s, H3, true);
+    let got = get(&format!("{}/ui/text", s.url));
+    let (_, want, _) = cli(
+        &t,
+        &["--text", prog.to_str().unwrap(), &format!("dumps/{H3}")],
+    );
+    assert_eq!(got.text(), String::from_utf8_lossy(&want));
+}
+
+/// A raw request; the answer's status line and the whole answer.
+fn raw(s: &web::WebServer, request: &[u8]) -> String {
+    let addr = s.url.trim_start_matches("http://");
+    let mut c = TcpStream::connect(addr).unwrap();
+    c.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
+    let _ = c.write_all(request);
+    let mut out = Vec::new();
+    let _ = c.read_to_end(&mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[test]
+fn requests_that_are_too_big_or_not_ours_are_refused() {
+    let (s, _dir) = heap_server();
+    let host = s.url.trim_start_matches("http://").to_string();
+    let big = format!(
+        "GET /ui/text HTTP/1.1\r\nHost: {host}\r\nX-Big: {}\r\n\r\n",
+        "a".repeat(40_000)
+    );
+    assert!(raw(&s, big.as_bytes()).starts_with("HTTP/1.1 431 "));
+    let body =
+        format!("POST /ui/fetch HTTP/1.1\r\nHost: {host}\r\nContent-Length: 10000000\r\n\r\n");
+    assert!(raw(&s, body.as_bytes()).starts_with("HTTP/1.1 413 "));
+    let put = format!("PUT /ui/text HTTP/1.1\r\nHost: {host}\r\nContent-Length: 0\r\n\r\n");
+    assert!(raw(&s, put.as_bytes()).starts_with("HTTP/1.1 405 "));
+    let rebinding = "GET /ui/text HTTP/1.1\r\nHost: attacker.example:80\r\n\r\n";
+    let a = raw(&s, rebinding.as_bytes());
+    assert!(a.starts_with("HTTP/1.1 403 "), "{a}");
+    assert!(raw(&s, b"NOT HTTP AT ALL\r\n\r\n").starts_with("HTTP/1.1 400 "));
+    let ok = format!("GET /ui/text?view={H3} HTTP/1.1\r\nHost: localhost\r\n\r\n");
+    assert!(raw(&s, ok.as_bytes()).starts_with("HTTP/1.1 200 "));
+    assert_eq!(post(&format!("{}/ui/text", s.url)).status, 405);
+    // No remote source here: nothing to fetch.
+    let f = post(&format!("{}/ui/fetch", s.url));
+    assert_eq!(f.status, 400, "{}", f.text());
+}
+
+#[test]
+fn slow_clients_and_many_requests_do_not_stall_the_others() {
+    let (s, dir) = heap_server();
+    let addr = s.url.trim_start_matches("http://").to_string();
+    // Clients that connect and send half a request, then nothing.
+    let mut slow = Vec::new();
+    for _ in 0..8 {
+        let mut c = TcpStream::connect(&addr).unwrap();
+        c.write_all(b"GET /ui/text HTTP/1.1\r\nHost: loc").unwrap();
+        slow.push(c);
+    }
+    let (_, want_text, _) = cli(&dir, &["--text", "theap", H3]);
+    let (_, want_collapsed, _) = cli(&dir, &["--collapsed", "--base", H1, "theap", H2]);
+    let url = s.url.clone();
+    let threads: Vec<_> = (0..24)
+        .map(|i| {
+            let url = url.clone();
+            let (wt, wc) = (want_text.clone(), want_collapsed.clone());
+            std::thread::spawn(move || {
+                for j in 0..6 {
+                    match (i + j) % 4 {
+                        0 => assert_eq!(get(&format!("{url}/ui/text?view={H3}")).body, wt),
+                        1 => assert_eq!(
+                            get(&format!("{url}/ui/collapsed?view={H2}&base={H1}")).body,
+                            wc
+                        ),
+                        2 => assert_eq!(
+                            get(&format!("{url}/ui/flamegraph?view={H3}&si=alloc_space")).status,
+                            200
+                        ),
+                        _ => {
+                            assert_eq!(get(&format!("{url}/ui/top?view={H1}&g=lines")).status, 200)
+                        }
+                    }
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().expect("a request failed");
+    }
+    drop(slow);
+}
+
+/// A pprof server on loopback for the remote tests: `/pprof/heap` answers the three t-heap
+/// dumps in turn, `/pprof/cmdline` the program, `/pprof/symbol` a made-up name for every
+/// address. It stops by itself after 200 requests.
+fn fake_pprof_server() -> (u16, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    let served = std::sync::Arc::new(AtomicUsize::new(0));
+    let count = served.clone();
+    let dumps: Vec<Vec<u8>> = [H1, H2, H3]
+        .iter()
+        .map(|h| std::fs::read(case("t-heap").join(h)).unwrap())
+        .collect();
+    std::thread::spawn(move || {
+        for (n, c) in l.incoming().take(200).enumerate() {
+            let Ok(mut c) = c else { continue };
+            let _ = c.set_read_timeout(Some(Duration::from_secs(10)));
+            let mut buf = Vec::new();
+            let mut chunk = [0u8; 4096];
+            while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+                match c.read(&mut chunk) {
+                    Ok(0) | Err(_) => break,
+                    Ok(k) => buf.extend_from_slice(&chunk[..k]),
+                }
+            }
+            let head = String::from_utf8_lossy(&buf).into_owned();
+            let path = head.split_whitespace().nth(1).unwrap_or("").to_string();
+            let len: usize = head
+                .lines()
+                .find_map(|l| {
+                    l.to_ascii_lowercase()
+                        .strip_prefix("content-length:")
+                        .map(|v| v.trim().parse().unwrap_or(0))
+                })
+                .unwrap_or(0);
+            let start = buf
+                .windows(4)
+                .position(|w| w == b"\r\n\r\n")
+                .map_or(buf.len(), |i| i + 4);
+            let mut body = buf[start..].to_vec();
+            while body.len() < len {
+                match c.read(&mut chunk) {
+                    Ok(0) | Err(_) => break,
+                    Ok(k) => body.extend_from_slice(&chunk[..k]),
+                }
+            }
+            let answer: Vec<u8> = if path.starts_with("/pprof/heap") {
+                let i = count.fetch_add(1, Ordering::SeqCst);
+                dumps[i % 3].clone()
+            } else if path.starts_with("/pprof/cmdline") {
+                b"/srv/theap\n".to_vec()
+            } else if path.starts_with("/pprof/symbol") && head.starts_with("GET") {
+                b"num_symbols: 1\n".to_vec()
+            } else if path.starts_with("/pprof/symbol") {
+                let mut o = String::new();
+                for a in String::from_utf8_lossy(&body).split('+') {
+                    let a = a.trim().trim_start_matches("0x");
+                    if let Ok(v) = u64::from_str_radix(a, 16) {
+                        o.push_str(&format!("0x{v:x}\tremote_fn_{v:x}\n"));
+                    }
+                }
+                o.into_bytes()
+            } else {
+                let _ = c.write_all(
+                    b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                );
+                continue;
+            };
+            let _ = c.write_all(
+                format!(
+                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                    answer.len()
+                )
+                .as_bytes(),
+            );
+            let _ = c.write_all(&answer);
+            let _ = n;
+        }
+    });
+    (port, served)
+}
+
+#[test]
+fn a_remote_source_takes_a_new_profile_on_demand_and_every_so_often() {
+    let t = scratch("remote");
+    let saved = t.join("saved");
+    let (port, served) = fake_pprof_server();
+    let src = case("t-heap");
+    let prog = src.join("theap");
+    let target = format!("127.0.0.1:{port}/pprof/heap");
+    let s = web::start(
+        &t,
+        &[prog.to_str().unwrap(), &target],
+        &[("PPROF_TMPDIR", saved.to_str().unwrap())],
+    );
+    let h: serde_json::Value =
+        serde_json::from_slice(&get(&format!("{}/ui/history", s.url)).body).unwrap();
+    assert_eq!(h["profiles"].as_array().unwrap().len(), 1, "{h}");
+    let page = get(&format!("{}/ui/flamegraph", s.url)).text();
+    assert!(
+        page.contains("data-fetch=\"0\""),
+        "the <new profile> choice"
+    );
+    // The "new profile" action.
+    let f = post(&format!("{}/ui/fetch?source=0", s.url));
+    assert_eq!(f.status, 202, "{}", f.text());
+    let start = std::time::Instant::now();
+    let h = loop {
+        let h: serde_json::Value =
+            serde_json::from_slice(&get(&format!("{}/ui/history", s.url)).body).unwrap();
+        if h["profiles"].as_array().unwrap().len() == 2 {
+            break h;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "no second profile: {h}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    // The second fetch answered the second dump: the newest profile's report is its.
+    let newest = h["profiles"][0]["name"].as_str().unwrap().to_string();
+    let got = get(&format!("{}/ui/text?view={}", s.url, enc(&newest)));
+    let (_, want, _) = cli(&src, &["--text", "theap", H2]);
+    assert_eq!(got.text(), String::from_utf8_lossy(&want));
+    assert!(served.load(std::sync::atomic::Ordering::SeqCst) >= 2);
+    // Saved where pprof saves them, each under a name of its own.
+    let files = std::fs::read_dir(&saved).unwrap().count();
+    assert_eq!(files, 2);
+    // A page of another site may not make it fetch.
+    let addr = s.url.trim_start_matches("http://").to_string();
+    let a = raw(
+        &s,
+        format!("POST /ui/fetch HTTP/1.1\r\nHost: {addr}\r\nOrigin: http://attacker.example\r\nContent-Length: 0\r\n\r\n").as_bytes(),
+    );
+    assert!(a.starts_with("HTTP/1.1 403 "), "{a}");
+    drop(s);
+
+    // Without a local program the server names the addresses; --every fetches by itself.
+    let saved2 = t.join("saved2");
+    let s = web::start(
+        &t,
+        &[&target, "--every=1s"],
+        &[("PPROF_TMPDIR", saved2.to_str().unwrap())],
+    );
+    let start = std::time::Instant::now();
+    loop {
+        let h: serde_json::Value =
+            serde_json::from_slice(&get(&format!("{}/ui/history", s.url)).body).unwrap();
+        if h["profiles"].as_array().unwrap().len() >= 3 {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "--every fetched nothing: {h}"
+        );
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    let text = get(&format!("{}/ui/text", s.url)).text();
+    assert!(text.contains("remote_fn_"), "names from the server: {text}");
+}
+
+#[test]
+fn command_line_mistakes_with_http() {
+    let dir = case("t-heap");
+    let (code, _, err) = cli(&dir, &["--http=:0", "--text", "theap", H1]);
+    assert_eq!(code, 1);
+    assert!(err.contains("--http shows every report itself"), "{err}");
+    let (code, _, err) = cli(&dir, &["--every=5s", "--text", "theap", H1]);
+    assert_eq!(code, 1);
+    assert!(err.contains("--every works with --http only"), "{err}");
+    let (code, _, err) = cli(&dir, &["--http=8080", "--no_browser", "theap", H1]);
+    assert_eq!(code, 1);
+    assert!(err.contains("say [host]:port"), "{err}");
+    let (code, _, err) = cli(
+        &dir,
+        &["--http=:0", "--no_browser", "--every=soon", "theap", H1],
+    );
+    assert_eq!(code, 1);
+    assert!(err.contains("--every=soon"), "{err}");
+    let (code, _, err) = cli(
+        &dir,
+        &["--http=:0", "--no_browser", "theap", "no-such.heap"],
+    );
+    assert_eq!(code, 1);
+    assert!(err.contains("no-such.heap"), "{err}");
+}
+
+/// Waits (polling; a guard of two minutes, not a time limit) until `f` says yes.
+fn eventually(what: &str, mut f: impl FnMut() -> bool) {
+    let start = std::time::Instant::now();
+    while !f() {
+        assert!(start.elapsed() < Duration::from_secs(120), "{what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn the_browser_is_opened_on_the_first_page_unless_no_browser() {
+    use std::os::unix::fs::PermissionsExt;
+    let t = scratch("browser-opened");
+    let src = case("t-heap");
+    let prog = src.join("theap");
+    let profile = src.join(H3);
+    // A "browser" that writes down what it was asked to open.
+    let script = t.join("browser.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\necho \"$@\" > \"$0.opened.tmp\"\nmv \"$0.opened.tmp\" \"$0.opened\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let opened = t.join("browser.sh.opened");
+    let args = [
+        prog.to_str().unwrap(),
+        profile.to_str().unwrap(),
+        "--focus=grow",
+        "--alloc_space",
+    ];
+    let env = [("BROWSER", script.to_str().unwrap())];
+    let s = web::launch(&t, &["--http=127.0.0.1:0"], &args, &env);
+    eventually("the browser was never started", || opened.exists());
+    // The first page carries the command line's options as URL parameters.
+    let asked = std::fs::read_to_string(&opened).unwrap();
+    assert_eq!(
+        asked.trim_end(),
+        format!("{}/ui/?f=grow&si=alloc_space", s.url)
+    );
+    let page = get(asked.trim_end());
+    assert_eq!(page.status, 200, "{}", page.text());
+    assert!(page.text().contains("(heap profile, alloc_space)"));
+    assert!(
+        page.text()
+            .contains("id=\"f-input\" size=\"14\" value=\"grow\"")
+    );
+    drop(s);
+    std::fs::remove_file(&opened).unwrap();
+
+    // --no_browser: nothing is started. The browser would have been started before the
+    // first request was answered, and its file written soon after.
+    let s = web::launch(&t, &["--http=127.0.0.1:0", "--no_browser"], &args, &env);
+    assert_eq!(get(&format!("{}/ui/text", s.url)).status, 200);
+    std::thread::sleep(Duration::from_secs(1));
+    assert!(!opened.exists(), "--no_browser started {script:?}");
+    drop(s);
+
+    // No browser to be found: the URL, to open by hand.
+    let empty = t.join("empty-path");
+    std::fs::create_dir(&empty).unwrap();
+    let s = web::launch(
+        &t,
+        &["--http=127.0.0.1:0"],
+        &args,
+        &[
+            ("BROWSER", "/nonexistent/browser"),
+            ("PATH", empty.to_str().unwrap()),
+        ],
+    );
+    let want = format!("Could not start a browser; open {}/ui/?", s.url);
+    eventually("no word on the missing browser", || {
+        s.stderr.lock().unwrap().contains(&want)
+    });
+}
+
+#[test]
+fn without_graphviz_or_objdump_the_pages_say_so() {
+    let t = scratch("no-tools");
+    let src = case("t-heap");
+    // Nothing on PATH: no dot, no objdump.
+    let empty = t.join("empty-path");
+    std::fs::create_dir(&empty).unwrap();
+    let s = web::start(&src, &["theap", H3], &[("PATH", empty.to_str().unwrap())]);
+    // A notice, not an error page, and the graph in DOT form meanwhile.
+    let g = get(&format!("{}/ui/graph?view={H3}", s.url));
+    assert_eq!(g.status, 200, "{}", g.text());
+    let g = g.text();
+    assert!(g.contains("not installed here"), "{g}");
+    assert!(g.contains("apt-get install graphviz"), "{g}");
+    assert!(!g.contains("id=\"graph-frame\""), "{g}");
+    let dot = get(&format!("{}/ui/dot?view={H3}", s.url));
+    assert_eq!(dot.status, 200);
+    let (_, want, _) = cli(&src, &["--dot", "theap", H3]);
+    assert_eq!(dot.text(), String::from_utf8_lossy(&want));
+    // The SVG itself: one line saying what is missing.
+    let svg = get(&format!("{}/ui/svg?view={H3}", s.url));
+    assert_ne!(svg.status, 200);
+    let line = svg.text();
+    assert_eq!(line.lines().count(), 1, "{line}");
+    assert!(line.contains("graphviz"), "{line}");
+    let d = get(&format!("{}/ui/disasm?view={H3}&f=grow", s.url));
+    assert_eq!(d.status, 200);
+    assert!(
+        d.text().contains("needs <code>objdump</code>"),
+        "{}",
+        d.text()
+    );
+    // The rest needs nothing more.
+    let t = get(&format!("{}/ui/text?view={H3}", s.url));
+    let (_, want, _) = cli(&src, &["--text", "theap", H3]);
+    assert_eq!(t.text(), String::from_utf8_lossy(&want));
+    assert_eq!(
+        get(&format!("{}/ui/flamegraph?view={H3}", s.url)).status,
+        200
+    );
+}
