@@ -61,7 +61,24 @@ fn trunc(v: f64) -> f64 {
     if v.is_finite() { v.trunc() } else { v }
 }
 
-/// pprof's label of a node: whitespace runs and `::` become line breaks.
+/// `s` inside a DOT quoted string: `"` and `\` escaped (pprof writes them as they are,
+/// which ends the string early: invalid DOT, or attributes taken from a name).
+fn quoted(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.contains(['"', '\\']) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut o = String::with_capacity(s.len() + 4);
+    for c in s.chars() {
+        if matches!(c, '"' | '\\') {
+            o.push('\\');
+        }
+        o.push(c);
+    }
+    std::borrow::Cow::Owned(o)
+}
+
+/// pprof's label of a node: whitespace runs and `::` become line breaks (and `"` and `\`
+/// are escaped, see [`quoted`]).
 fn label(name: &str) -> String {
     let mut s = String::with_capacity(name.len() + 8);
     let mut in_space = false;
@@ -74,6 +91,9 @@ fn label(name: &str) -> String {
             in_space = true;
         } else {
             in_space = false;
+            if matches!(c, '"' | '\\') {
+                s.push('\\');
+            }
             s.push(c);
         }
     }
@@ -130,7 +150,7 @@ pub fn write(
     writeln!(
         out,
         "digraph \"{}; {} {}\" {{",
-        o.program,
+        quoted(&o.program),
         m.unparse(overall_total),
         m.units()
     )?;
@@ -141,7 +161,7 @@ pub fn write(
     writeln!(
         out,
         "Legend [shape=box,fontsize=24,shape=plaintext,label=\"{}\\l{}\\l{}\\l{}\\l{}\\l\"];",
-        o.program,
+        quoted(&o.program),
         format_args!("Total {}: {}", m.units(), m.unparse(overall_total)),
         format_args!("Focusing on: {}", m.unparse(local_total)),
         format_args!(
@@ -272,5 +292,20 @@ mod tests {
     fn labels_split_like_pprof() {
         assert_eq!(label("a::b c  d"), "a\\nb\\nc\\nd");
         assert_eq!(label("f (inline)"), "f\\n(inline)");
+    }
+
+    /// A name with `"` or `\` stays inside its label (pprof's ends the string there: a
+    /// C++ literal operator `operator"" _km` made invalid DOT, and a symbol section could
+    /// add attributes such as `URL=`).
+    #[test]
+    fn quotes_and_backslashes_are_escaped() {
+        assert_eq!(label("operator\"\" _km"), "operator\\\"\\\"\\n_km");
+        assert_eq!(
+            label("f\",URL=\"javascript:x\",k=\""),
+            "f\\\",URL=\\\"javascript:x\\\",k=\\\""
+        );
+        assert_eq!(label("a\\b"), "a\\\\b");
+        assert_eq!(quoted("/tmp/x\"y"), "/tmp/x\\\"y");
+        assert_eq!(quoted("/tmp/plain"), "/tmp/plain");
     }
 }

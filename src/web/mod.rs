@@ -82,7 +82,7 @@ pub fn parse_duration(s: &str) -> Result<Duration> {
     let s = s.trim();
     if let Ok(n) = s.parse::<f64>() {
         return if n > 0.0 && n.is_finite() {
-            Ok(Duration::from_secs_f64(n))
+            Duration::try_from_secs_f64(n).map_err(|_| bad())
         } else {
             Err(bad())
         };
@@ -111,7 +111,7 @@ pub fn parse_duration(s: &str) -> Result<Duration> {
     if total <= 0.0 || !total.is_finite() {
         return Err(bad());
     }
-    Ok(Duration::from_secs_f64(total))
+    Duration::try_from_secs_f64(total).map_err(|_| bad())
 }
 
 /// A query string's parameters, decoded.

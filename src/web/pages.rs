@@ -400,6 +400,12 @@ fn top(ui: &Ui, sel: &Selected, page: &str) -> Response {
             let v = c.trim_end_matches('%');
             let _ = write!(b, "<td data-v=\"{}\">{}</td>", esc(v), esc(c));
         }
+        if sel.v.granularity != Granularity::Functions {
+            // A focus expression matches a function's name, not a node named by its line,
+            // file or address: no links that would find nothing.
+            let _ = write!(b, "<td class=\"name\">{}</td></tr>", esc(r.name));
+            continue;
+        }
         let re = quote_meta(r.name);
         let link = |p: &str, k: &str| url(p, &sel.q.with(k, &re));
         let _ = write!(
@@ -530,7 +536,7 @@ pub fn page(ui: &Ui, page: &str, req: &Request) -> Response {
                 return html(ui, &sel, page, "", &b, &[]);
             }
             let b = format!(
-                "<p class=\"hint\">Drag to pan, scroll to zoom. <a href=\"{0}\" target=\"_blank\">Open the SVG alone</a>.</p><iframe id=\"graph-frame\" title=\"call graph\" src=\"{0}\"></iframe>",
+                "<p class=\"hint\">Drag to pan, scroll to zoom. <a href=\"{0}\" target=\"_blank\">Open the SVG alone</a>.</p><iframe id=\"graph-frame\" sandbox=\"allow-scripts\" title=\"call graph\" src=\"{0}\"></iframe>",
                 esc(&url("svg", &sel.q.encode()))
             );
             html(ui, &sel, page, "", &b, &[])
@@ -566,6 +572,9 @@ pub fn trend_series(sel: &Selected) -> Vec<usize> {
             e.kind == v.kind && s.check_pair(v.index, e.index, false, sel.v.value).is_ok()
         })
         .map(|(i, _)| i)
+        // Oldest first, as a shell's glob lists numbered dumps: the order `--trend` keeps
+        // when neither the names nor the times order the series.
+        .rev()
         .collect()
 }
 
@@ -654,9 +663,12 @@ fn trend(ui: &Ui, sel: &Selected, page: &str) -> Response {
         } else {
             row.name.clone()
         };
-        let re = (!is_total && !t.stacks).then(|| format!("^{}$", quote_meta(&row.name)));
+        // A focus expression matches a function's name, not a node named by its line,
+        // file or address: those rows link to the unfocused diff.
+        let by_function = t.granularity == Granularity::Functions && !t.stacks;
+        let re = (!is_total && by_function).then(|| format!("^{}$", quote_meta(&row.name)));
         let cell = match diff(if is_total { None } else { re.as_deref() }) {
-            Some(link) if is_total || re.is_some() => format!(
+            Some(link) => format!(
                 "<a href=\"{}\" title=\"the last dump against the first\">{}</a>",
                 esc(&link),
                 esc(&name)
