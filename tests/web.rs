@@ -359,15 +359,31 @@ fn every_page_answers() {
 #[test]
 fn the_trend_page_classes_and_links() {
     let dir = case("t-trend");
+    // Two runs of the program in one history (the sampled series is another process): the
+    // trend of a dump follows its own run.
     let dumps: Vec<String> = (1..=12)
-        .map(|i| format!("ttrend.hprof.{i:04}.heap"))
+        .flat_map(|i| {
+            [
+                format!("ttrend.hprof.{i:04}.heap"),
+                format!("ttrend.sample.{i:04}.heap"),
+            ]
+        })
         .collect();
     let mut args = vec!["ttrend"];
     args.extend(dumps.iter().map(String::as_str));
     let s = web::start(&dir, &args, &[]);
-    let r = get(&format!("{}/ui/trend", s.url));
+    let r = get(&format!("{}/ui/trend?view=ttrend.hprof.0012.heap", s.url));
     assert_eq!(r.status, 200);
     let page = r.text();
+    assert!(
+        page.contains("12 dumps, ttrend.hprof.0001.heap to ttrend.hprof.0012.heap;"),
+        "{page}"
+    );
+    let other = get(&format!("{}/ui/trend?view=ttrend.sample.0005.heap", s.url)).text();
+    assert!(
+        other.contains("12 dumps, ttrend.sample.0001.heap to ttrend.sample.0012.heap;"),
+        "{other}"
+    );
     assert!(page.contains("<div id=\"trend-chart\"><svg"), "{page}");
     assert!(!page.contains("<?xml"), "{page}");
     let expected = std::fs::read_to_string(dir.join("expected.tsv")).unwrap();

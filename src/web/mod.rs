@@ -291,6 +291,17 @@ impl Selected {
     }
 }
 
+/// Runs `f` (a background thread's round of work), saying so on standard error if it
+/// panics instead of ending the thread: the next round runs as usual.
+fn guarded(what: &str, f: impl FnOnce()) {
+    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err() {
+        let _ = writeln!(
+            std::io::stderr(),
+            "rpprof: an internal error while {what}; please report it (the server goes on)"
+        );
+    }
+}
+
 /// The web UI's state.
 pub struct Ui {
     history: Arc<History>,
@@ -772,7 +783,9 @@ pub fn serve(opts: &Options, err: &mut dyn Write) -> Result<()> {
             .spawn(move || {
                 loop {
                     std::thread::sleep(POLL);
-                    h.poll(&mut std::io::stderr());
+                    guarded("watching for new profiles", || {
+                        h.poll(&mut std::io::stderr());
+                    });
                 }
             });
     }
@@ -786,7 +799,9 @@ pub fn serve(opts: &Options, err: &mut dyn Write) -> Result<()> {
                     .spawn(move || {
                         loop {
                             std::thread::sleep(every);
-                            h.fetch(i, seconds, &mut std::io::stderr());
+                            guarded("fetching a new profile", || {
+                                h.fetch(i, seconds, &mut std::io::stderr());
+                            });
                         }
                     });
             }

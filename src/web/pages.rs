@@ -558,8 +558,8 @@ pub fn page(ui: &Ui, page: &str, req: &Request) -> Response {
     }
 }
 
-/// The profiles of the history a trend of the viewed profile could use: its kind, and
-/// compatible with it.
+/// The profiles of the history a trend of the viewed profile could use: its kind,
+/// compatible with it, of the same process; oldest first.
 pub fn trend_series(sel: &Selected) -> Vec<usize> {
     let (Some(s), Some(v)) = (sel.session(), sel.snap.entries.get(sel.view)) else {
         return Vec::new();
@@ -569,7 +569,15 @@ pub fn trend_series(sel: &Selected) -> Vec<usize> {
         .iter()
         .enumerate()
         .filter(|(_, e)| {
-            e.kind == v.kind && s.check_pair(v.index, e.index, false, sel.v.value).is_ok()
+            e.kind == v.kind
+                && s.check_pair(v.index, e.index, false, sel.v.value).is_ok()
+                // A trend follows one process: dumps of other runs in the same folder
+                // are left out rather than refusing the page.
+                && crate::trend::same_process(
+                    &s.profiles[v.index].profile,
+                    &s.profiles[e.index].profile,
+                )
+                .is_ok()
         })
         .map(|(i, _)| i)
         // Oldest first, as a shell's glob lists numbered dumps: the order `--trend` keeps
