@@ -639,6 +639,31 @@ fn wait_for(s: &web::WebServer, name: &str, present: bool) -> serde_json::Value 
     }
 }
 
+/// A dump rewritten under its name (jemalloc's `prof.dump` to a fixed file, a cron job's
+/// `curl -o heap.latest`) joins the history again, with its new contents.
+#[test]
+fn a_dump_rewritten_in_a_watched_folder_joins_again() {
+    let t = scratch("rewritten");
+    let dumps = t.join("dumps");
+    std::fs::create_dir(&dumps).unwrap();
+    let src = case("t-heap");
+    let latest = dumps.join("heap.latest");
+    copy_at(&src.join(H1), &latest, 0);
+    let prog = src.join("theap");
+    let s = web::start(&t, &[prog.to_str().unwrap(), "dumps"], &[]);
+    wait_for(&s, "heap.latest", true);
+    copy_at(&src.join(H3), &latest, 600);
+    // The second reading is told apart from the first by its folder.
+    wait_for(&s, "dumps/heap.latest", true);
+    let got = get(&format!(
+        "{}/ui/text?view={}",
+        s.url,
+        enc("dumps/heap.latest")
+    ));
+    let (_, want, _) = cli(&src, &["--text", "theap", H3]);
+    assert_eq!(got.text(), String::from_utf8_lossy(&want));
+}
+
 #[test]
 fn a_dump_copied_into_a_watched_folder_joins_the_history() {
     let t = scratch("watched");

@@ -684,11 +684,12 @@ impl History {
                 let unchanged = prev.is_some_and(|p| p.len == len && p.mtime == mtime);
                 let settled = now.duration_since(mtime).is_ok_and(|d| d >= SETTLE);
                 let ready_now = match prev.map(|p| p.state) {
-                    Some(SeenState::Done) => continue,
-                    Some(SeenState::Failed) if unchanged => continue,
-                    Some(SeenState::Pending) => unchanged,
-                    // New or changed: read once it stopped changing.
-                    Some(SeenState::Failed) => false,
+                    Some(SeenState::Done | SeenState::Failed) if unchanged => continue,
+                    // Unchanged since the last look, and for SETTLE.
+                    Some(SeenState::Pending) => unchanged && settled,
+                    // New, or changed since it was read (a dump rewritten under its name:
+                    // it joins again): read once it stopped changing.
+                    Some(SeenState::Done | SeenState::Failed) => false,
                     None => settled,
                 };
                 let state = if ready_now {
@@ -732,13 +733,46 @@ impl History {
         if loaded.is_empty() {
             return;
         }
+        let several = loaded.len() > 1;
+        let paths: Vec<PathBuf> = loaded.iter().map(|(l, _, _)| l.path.clone()).collect();
         match self.add(loaded, err) {
             Ok(names) => {
                 for n in names {
                     self.say(format!("New profile: {n}"), err);
                 }
             }
-            Err(e) => self.say(format!("rpprof: {e}"), err),
+            // One that does not fit must not keep the others out: each is tried alone.
+            Err(_) if several => {
+                for path in paths {
+                    let one = Loaded::read(&path.to_string_lossy()).and_then(|l| {
+                        let mtime = std::fs::metadata(&path)
+                            .and_then(|m| m.modified())
+                            .unwrap_or(now);
+                        self.add(vec![(l, mtime, false)], err)
+                    });
+                    match one {
+                        Ok(names) => {
+                            for n in names {
+                                self.say(format!("New profile: {n}"), err);
+                            }
+                        }
+                        Err(e) => {
+                            if let Some(s) = seen.get_mut(&path) {
+                                s.state = SeenState::Failed;
+                            }
+                            self.say(format!("rpprof: {e}"), err);
+                        }
+                    }
+                }
+            }
+            Err(e) => {
+                for path in paths {
+                    if let Some(s) = seen.get_mut(&path) {
+                        s.state = SeenState::Failed;
+                    }
+                }
+                self.say(format!("rpprof: {e}"), err);
+            }
         }
     }
 
