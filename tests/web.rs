@@ -1104,6 +1104,38 @@ fn the_browser_is_opened_on_the_first_page_unless_no_browser() {
     assert_eq!(get(&format!("{}/ui/text", s.url)).status, 200);
     std::thread::sleep(Duration::from_secs(1));
     assert!(!opened.exists(), "--no_browser started {script:?}");
+    // A bare URL shows the command line's focus (and its form says so); a URL with
+    // parameters says everything: a focus cleared in the form is gone.
+    let (_, focused, _) = cli(
+        &t,
+        &[
+            "--text",
+            "--focus=grow",
+            "--alloc_space",
+            prog.to_str().unwrap(),
+            profile.to_str().unwrap(),
+        ],
+    );
+    let (_, all, _) = cli(
+        &t,
+        &[
+            "--text",
+            "--alloc_space",
+            prog.to_str().unwrap(),
+            profile.to_str().unwrap(),
+        ],
+    );
+    assert_ne!(focused, all);
+    assert_eq!(get(&format!("{}/ui/text", s.url)).body, focused);
+    assert_eq!(
+        get(&format!("{}/ui/text?si=alloc_space&f=", s.url)).body,
+        all
+    );
+    assert!(
+        get(&format!("{}/ui/top", s.url))
+            .text()
+            .contains("id=\"f-input\" size=\"14\" value=\"grow\"")
+    );
     drop(s);
 
     // No browser to be found: the URL, to open by hand.

@@ -426,6 +426,16 @@ impl Ui {
                 }
             };
         }
+        // A URL with parameters says which expressions and sort it wants (a field cleared
+        // in the form is gone from it); a bare one shows the command line's.
+        let bare = q.0.is_empty();
+        if !bare {
+            v.cum = false;
+            v.focus = None;
+            v.ignore = None;
+            v.hide = None;
+            v.show = None;
+        }
         if let Some(sort) = q.get("sort") {
             v.cum = match sort {
                 "flat" => false,

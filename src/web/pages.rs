@@ -203,12 +203,22 @@ fn header(ui: &Ui, sel: &Selected, page: &str, msgs: &str) -> String {
         let _ = write!(h, "<option{selected}>{name}</option>");
     }
     h.push_str("</select></label>");
+    // The expressions the view uses (from the URL, or the command line's for a bare URL).
+    let used = |k: &str| -> Option<&str> {
+        match k {
+            "f" if !routine_page => sel.v.focus.as_deref(),
+            "i" => sel.v.ignore.as_deref(),
+            "h" => sel.v.hide.as_deref(),
+            "s" => sel.v.show.as_deref(),
+            _ => None,
+        }
+    };
     let field = |h: &mut String, k: &str, label: &str, title: &str| {
         let _ = write!(
             h,
             "<label title=\"{}\">{label} <input name=\"{k}\" id=\"{k}-input\" size=\"14\" value=\"{}\"></label>",
             esc(title),
-            esc(q.get(k).unwrap_or(""))
+            esc(q.get(k).or_else(|| used(k)).unwrap_or(""))
         );
     };
     if routine_page {
@@ -236,7 +246,8 @@ fn header(ui: &Ui, sel: &Selected, page: &str, msgs: &str) -> String {
     field(&mut h, "s", "Show", "keep only the frames matching");
     // The other parameters ride along.
     for k in ["sort", "n", "nf", "ef", "dropneg", "p"] {
-        if let Some(v) = q.get(k) {
+        let cum = (k == "sort" && sel.v.cum).then_some("cum");
+        if let Some(v) = q.get(k).or(cum) {
             let _ = write!(
                 h,
                 "<input type=\"hidden\" name=\"{k}\" value=\"{}\">",
