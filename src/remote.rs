@@ -102,6 +102,8 @@ fn tls_error(io: &std::io::Error) -> Option<&rustls::Error> {
 /// The HTTP client, with the timeouts of one fetch.
 pub struct Client {
     agent: ureq::Agent,
+    /// For `https://` URLs: a redirect to `http://` is refused, not followed.
+    secure: ureq::Agent,
     timeout: Duration,
     connect_timeout: Duration,
 }
@@ -316,18 +318,22 @@ impl Client {
     pub fn new(timeout: Duration) -> Client {
         let timeout = timeout_override().map_or(timeout, Duration::from_secs);
         let connect_timeout = timeout.min(Duration::from_secs(10));
-        let agent = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .proxy(None)
-            .max_redirects(5)
-            .user_agent(concat!("rpprof/", env!("CARGO_PKG_VERSION")))
-            .timeout_connect(Some(connect_timeout))
-            .timeout_global(Some(timeout))
-            .tls_config(tls_config())
-            .build()
-            .into();
+        let agent = |https_only: bool| -> ureq::Agent {
+            ureq::Agent::config_builder()
+                .http_status_as_error(false)
+                .proxy(None)
+                .max_redirects(5)
+                .https_only(https_only)
+                .user_agent(concat!("rpprof/", env!("CARGO_PKG_VERSION")))
+                .timeout_connect(Some(connect_timeout))
+                .timeout_global(Some(timeout))
+                .tls_config(tls_config())
+                .build()
+                .into()
+        };
         Client {
-            agent,
+            agent: agent(false),
+            secure: agent(true),
             timeout,
             connect_timeout,
         }
@@ -384,6 +390,9 @@ impl Client {
             ureq::Error::HostNotFound => {
                 Error::refused(format!("{url}: cannot connect: host not found"))
             }
+            ureq::Error::RequireHttpsOnly(to) => Error::refused(format!(
+                "{url}: refused a redirect from HTTPS to plain HTTP ({to})"
+            )),
             ureq::Error::Io(io)
                 if matches!(
                     io.kind(),
@@ -455,13 +464,22 @@ impl Client {
     /// GET `url`: the body of a 2xx answer, else one error line.
     pub fn get(&self, url: &str) -> Result<Vec<u8>> {
         Self::check_roots(url)?;
-        self.body(url, self.agent.get(url).call())
+        self.body(url, self.agent_for(url).get(url).call())
+    }
+
+    /// The agent for `url`: one that stays on HTTPS for an `https://` URL.
+    fn agent_for(&self, url: &str) -> &ureq::Agent {
+        if url.starts_with("https://") {
+            &self.secure
+        } else {
+            &self.agent
+        }
     }
 
     /// POST `data` to `url`.
     pub fn post(&self, url: &str, data: &[u8]) -> Result<Vec<u8>> {
         Self::check_roots(url)?;
-        self.body(url, self.agent.post(url).send(data))
+        self.body(url, self.agent_for(url).post(url).send(data))
     }
 }
 

@@ -95,6 +95,8 @@ enum Mode {
 struct Pages {
     files: BTreeMap<String, Vec<u8>>,
     symbols: BTreeMap<u64, String>,
+    /// Path → where it redirects to (`302 Found`).
+    redirects: BTreeMap<String, String>,
 }
 
 /// A running test server; its thread ends with the test process.
@@ -207,6 +209,15 @@ fn answer<S: Read + Write>(stream: &mut S, pages: &Pages, seen: &Mutex<Vec<Strin
     let mut words = line.split(' ');
     let method = words.next().unwrap_or("");
     let path = words.next().unwrap_or("");
+    if let Some(to) = pages.redirects.get(path) {
+        let stream = reader.into_inner();
+        let _ = write!(
+            stream,
+            "HTTP/1.1 302 Found\r\nLocation: {to}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        );
+        let _ = stream.flush();
+        return;
+    }
     let (status, answer) = match (method, path) {
         ("GET", "/pprof/symbol") => ("200 OK", b"num_symbols: 1\n".to_vec()),
         ("POST", "/pprof/symbol") => {
@@ -335,7 +346,14 @@ fn heap_pages(tmp: &Path) -> (Pages, PathBuf) {
         "/pprof/cmdline".to_string(),
         b"/tmp/rpprof-corpus/t-heap/theap\n--rounds=3\n".to_vec(),
     );
-    (Pages { files, symbols }, raw_file)
+    (
+        Pages {
+            files,
+            symbols,
+            ..Pages::default()
+        },
+        raw_file,
+    )
 }
 
 /// Fetched over HTTPS with the test CA in `SSL_CERT_FILE`: the report is the local file's,
@@ -444,6 +462,54 @@ fn heap_over_https_with_the_test_ca() {
 
 /// A CPU page over HTTPS: fetched with `?seconds=N` from `--seconds`, the report is the
 /// local file's.
+/// A redirect from HTTPS to plain HTTP is refused (curl, and so google-pprof, follows none;
+/// following it would send the request, and trust the answer, in the clear); one from
+/// HTTPS to HTTPS is followed.
+#[test]
+fn no_redirect_from_https_to_http() {
+    let tmp = test_dir("redirect");
+    let ca = Ca::new("rpprof test CA");
+    let ca_file = ca.write(&tmp, "ca.pem");
+    let (pages, _) = heap_pages(&tmp);
+    let plain = serve(Mode::Plain, None, pages.clone());
+    let secure = serve(
+        Mode::Tls,
+        Some(server_cert(&["127.0.0.1"], (2020, 2999), Some(&ca))),
+        pages.clone(),
+    );
+    // The redirector names the program and its symbols itself; only the profile moved.
+    let mut hops = pages.clone();
+    hops.files.remove("/pprof/heap");
+    hops.redirects.insert(
+        "/pprof/heap".to_string(),
+        format!("http://127.0.0.1:{}/pprof/heap", plain.port),
+    );
+    hops.redirects.insert(
+        "/pprof/growth".to_string(),
+        format!("https://127.0.0.1:{}/pprof/heap", secure.port),
+    );
+    let redirector = serve(
+        Mode::Tls,
+        Some(server_cert(&["127.0.0.1"], (2020, 2999), Some(&ca))),
+        hops,
+    );
+    let env = [("SSL_CERT_FILE", ca_file.as_str())];
+    let url = format!("https://127.0.0.1:{}/pprof/heap", redirector.port);
+    let out = rpprof(&tmp, &tmp, &["--text", &url], &env);
+    fails(&out, &[&url, "refused a redirect from HTTPS to plain HTTP"]);
+    assert!(
+        plain.requests.lock().unwrap().is_empty(),
+        "the plain server was asked"
+    );
+    // HTTPS to HTTPS: followed (the program's name and symbols come from the server the
+    // profile came from).
+    let moved = format!("https://127.0.0.1:{}/pprof/growth", redirector.port);
+    let out = rpprof(&tmp, &tmp, &["--text", &moved], &env);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(text(&out.stdout).starts_with("Total:"), "{err}");
+}
+
 #[test]
 fn cpu_over_https_with_seconds() {
     let tmp = test_dir("cpu");
