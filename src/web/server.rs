@@ -372,10 +372,14 @@ fn serve_connection(
     write_response(&mut stream, &resp, head_only);
     // Let the client read the answer before the socket goes.
     let _ = stream.shutdown(std::net::Shutdown::Write);
+    // At most a second and 64 KiB of it: a client that keeps sending holds its thread no
+    // longer.
     let mut sink = [0u8; 512];
     let _ = stream.set_read_timeout(Some(Duration::from_millis(200)));
+    let (start, mut drained) = (Instant::now(), 0usize);
     while let Ok(n) = stream.read(&mut sink) {
-        if n == 0 {
+        drained += n;
+        if n == 0 || drained > 64 * 1024 || start.elapsed() > Duration::from_secs(1) {
             break;
         }
     }
