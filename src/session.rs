@@ -694,13 +694,34 @@ impl Session {
         addrs.sort_unstable();
         addrs.dedup();
         addrs.shrink_to_fit();
-        let mut symbols = SymbolTable::new();
-        symbols.reserve(addrs.len());
-        for &a in &addrs {
-            if let Some(f) = self.symbols.get(a) {
-                symbols.insert(a, f.to_vec());
+        let symbols = if main.symbols.is_some() {
+            // Profiles that carry their names (a symbolized file, a server's /pprof/symbol)
+            // are named by their own, as the command line names them: two servers' programs
+            // may use the same addresses for different functions.
+            let mut names = std::collections::BTreeMap::new();
+            for p in &list {
+                if let Some(s) = &p.profile.symbols {
+                    names.extend(s.names.iter().map(|(a, n)| (*a, n.clone())));
+                }
             }
-        }
+            let w = main.address_width;
+            let table = Embedded {
+                names: &names,
+                address_width: w,
+                keep_templates: self.opts.keep_templates,
+            }
+            .symbolize(&addrs, &mut Vec::new());
+            without_no_symbol_marks(table, &names, w)
+        } else {
+            let mut symbols = SymbolTable::new();
+            symbols.reserve(addrs.len());
+            for &a in &addrs {
+                if let Some(f) = self.symbols.get(a) {
+                    symbols.insert(a, f.to_vec());
+                }
+            }
+            symbols
+        };
         let mut sym_opts = self.sym_opts.clone();
         sym_opts.jeprof = self.opts.jeprof || main.is_jemalloc();
         sym_opts.address_width = main.address_width;

@@ -864,7 +864,8 @@ fn slow_clients_and_many_requests_do_not_stall_the_others() {
 /// A pprof server on loopback for the remote tests: `/pprof/heap` answers the three t-heap
 /// dumps in turn, `/pprof/cmdline` the program, `/pprof/symbol` a made-up name for every
 /// address. It stops by itself after 200 requests.
-fn fake_pprof_server() -> (u16, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+/// A pprof server whose program is `/srv/<who>` and whose symbols are `<who>_fn_<address>`.
+fn fake_pprof_server(who: &'static str) -> (u16, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
     use std::sync::atomic::{AtomicUsize, Ordering};
     let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = l.local_addr().unwrap().port();
@@ -911,7 +912,7 @@ fn fake_pprof_server() -> (u16, std::sync::Arc<std::sync::atomic::AtomicUsize>) 
                 let i = count.fetch_add(1, Ordering::SeqCst);
                 dumps[i % 3].clone()
             } else if path.starts_with("/pprof/cmdline") {
-                b"/srv/theap\n".to_vec()
+                format!("/srv/{who}\n").into_bytes()
             } else if path.starts_with("/pprof/symbol") && head.starts_with("GET") {
                 b"num_symbols: 1\n".to_vec()
             } else if path.starts_with("/pprof/symbol") {
@@ -919,7 +920,7 @@ fn fake_pprof_server() -> (u16, std::sync::Arc<std::sync::atomic::AtomicUsize>) 
                 for a in String::from_utf8_lossy(&body).split('+') {
                     let a = a.trim().trim_start_matches("0x");
                     if let Ok(v) = u64::from_str_radix(a, 16) {
-                        o.push_str(&format!("0x{v:x}\tremote_fn_{v:x}\n"));
+                        o.push_str(&format!("0x{v:x}\t{who}_fn_{v:x}\n"));
                     }
                 }
                 o.into_bytes()
@@ -947,7 +948,7 @@ fn fake_pprof_server() -> (u16, std::sync::Arc<std::sync::atomic::AtomicUsize>) 
 fn a_remote_source_takes_a_new_profile_on_demand_and_every_so_often() {
     let t = scratch("remote");
     let saved = t.join("saved");
-    let (port, served) = fake_pprof_server();
+    let (port, served) = fake_pprof_server("remote");
     let src = case("t-heap");
     let prog = src.join("theap");
     let target = format!("127.0.0.1:{port}/pprof/heap");
@@ -1020,6 +1021,49 @@ fn a_remote_source_takes_a_new_profile_on_demand_and_every_so_often() {
     }
     let text = get(&format!("{}/ui/text", s.url)).text();
     assert!(text.contains("remote_fn_"), "names from the server: {text}");
+}
+
+/// Without a program, each server names the addresses of its own profiles (and its program
+/// names its saved files).
+#[test]
+fn two_remote_servers_each_name_their_own_profiles() {
+    let t = scratch("two-remotes");
+    let saved = t.join("saved");
+    let (a, _) = fake_pprof_server("alpha");
+    let (b, _) = fake_pprof_server("beta");
+    let s = web::start(
+        &t,
+        &[
+            &format!("127.0.0.1:{a}/pprof/heap"),
+            &format!("127.0.0.1:{b}/pprof/heap"),
+        ],
+        &[("PPROF_TMPDIR", saved.to_str().unwrap())],
+    );
+    let h: serde_json::Value =
+        serde_json::from_slice(&get(&format!("{}/ui/history", s.url)).body).unwrap();
+    let names: Vec<String> = h["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(names.len(), 2, "{h}");
+    let mut seen = Vec::new();
+    for n in &names {
+        let text = get(&format!("{}/ui/text?view={}", s.url, enc(n))).text();
+        let who = if n.starts_with("alpha.") {
+            "alpha"
+        } else {
+            "beta"
+        };
+        let other = if who == "alpha" { "beta" } else { "alpha" };
+        assert!(n.starts_with(&format!("{who}.")), "{n}");
+        assert!(text.contains(&format!("{who}_fn_")), "{n}: {text}");
+        assert!(!text.contains(&format!("{other}_fn_")), "{n}: {text}");
+        seen.push(who);
+    }
+    seen.sort();
+    assert_eq!(seen, ["alpha", "beta"]);
 }
 
 #[test]

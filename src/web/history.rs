@@ -433,14 +433,12 @@ impl History {
         load.base = None;
         // Without a local program, a server names the addresses of its profiles.
         let mut remote_program = None;
-        let mut saved_name = program.as_ref().map(|p| p.to_string_lossy().into_owned());
         if program.is_none()
             && let Some(Source::Remote { target, arg }) =
                 sources.iter().find(|s| matches!(s, Source::Remote { .. }))
         {
             writeln!(err, "Using remote profile at {arg}.").map_err(session::io_err)?;
             let name = remote::program_name(target)?;
-            saved_name = Some(name.clone());
             remote_program = Some((target.clone(), name));
         }
         let mut h = History {
@@ -492,8 +490,7 @@ impl History {
                     }
                 }
                 Source::Remote { target, .. } => {
-                    let name = saved_name.clone().unwrap_or_else(|| "unknown".into());
-                    fetched.push(h.fetch_one(target, &name, seconds, err)?);
+                    fetched.push(h.fetch_one(target, seconds, err)?);
                 }
             }
         }
@@ -781,21 +778,28 @@ impl History {
     fn fetch_one(
         &self,
         target: &remote::Target,
-        program: &str,
         seconds: u64,
         err: &mut dyn Write,
     ) -> Result<Loaded> {
+        // The program: the local one, or (without one) the server's own, asked of the
+        // server the profile comes from.
+        let program = match (&self.program, &self.remote_program) {
+            (Some(p), _) => p.to_string_lossy().into_owned(),
+            (None, Some((first, name))) if first.base == target.base => name.clone(),
+            (None, _) => remote::program_name(target)?,
+        };
         let mut msgs = Vec::new();
-        let r = remote::fetch_profile(target, program, seconds, &mut msgs);
+        let r = remote::fetch_profile(target, &program, seconds, &mut msgs);
         for m in &msgs {
             let _ = writeln!(err, "{m}");
         }
         let path = r?;
         let mut l = Loaded::read(&path.to_string_lossy())?;
-        if let Some((server, name)) = &self.remote_program {
-            let names = remote::symbols(server, &l.profile.addresses())?;
+        if self.program.is_none() {
+            // Each server names the addresses of its own profiles.
+            let names = remote::symbols(target, &l.profile.addresses())?;
             l.profile.symbols = Some(profile::EmbeddedSymbols {
-                binary: Some(name.clone()),
+                binary: Some(program),
                 names,
             });
         }
@@ -817,17 +821,7 @@ impl History {
             }
             s.fetching.push(i);
         }
-        let program = self
-            .remote_program
-            .as_ref()
-            .map(|(_, n)| n.clone())
-            .or_else(|| {
-                self.program
-                    .as_ref()
-                    .map(|p| p.to_string_lossy().into_owned())
-            })
-            .unwrap_or_else(|| "unknown".into());
-        let r = self.fetch_one(target, &program, seconds, err);
+        let r = self.fetch_one(target, seconds, err);
         let r = r.and_then(|l| {
             let _guard = self.update.lock();
             self.add(vec![(l, SystemTime::now(), false)], err)
