@@ -71,6 +71,9 @@ pub struct Local {
     mappings: Vec<Mapping>,
     opts: Options,
     images: HashMap<PathBuf, Option<Image>>,
+    /// The file addresses each file will be asked for (sorted), when known before it is
+    /// opened: its DWARF then keeps only what answers them.
+    wanted: HashMap<PathBuf, Arc<[u64]>>,
 }
 
 fn re(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
@@ -87,6 +90,7 @@ impl Local {
             mappings: mappings.to_vec(),
             opts: opts.clone(),
             images: HashMap::new(),
+            wanted: HashMap::new(),
         }
     }
 
@@ -358,7 +362,12 @@ impl Local {
         if !self.images.contains_key(path) {
             let img = match Elf::open(path) {
                 Ok(elf) => Some(Image {
-                    dwarf: super::dwarf::load(&elf, self.opts.binutils_inline_names, warnings),
+                    dwarf: super::dwarf::load_for(
+                        &elf,
+                        self.opts.binutils_inline_names,
+                        self.wanted.get(path).cloned(),
+                        warnings,
+                    ),
                     elf,
                     nm: OnceLock::new(),
                 }),
@@ -834,6 +843,43 @@ impl Local {
     }
 }
 
+impl Local {
+    /// Records the file addresses each file will be asked for, when libraries `libs` take
+    /// the addresses `taken`.
+    fn want(&mut self, libs: &[Lib], taken: &[Vec<u64>]) {
+        let mut wanted: HashMap<PathBuf, Vec<u64>> = HashMap::new();
+        for (lib, pcs) in libs.iter().zip(taken) {
+            if pcs.is_empty() {
+                continue;
+            }
+            let image_path = Self::debugging_library(&lib.path).unwrap_or_else(|| lib.path.clone());
+            let vmas: Vec<u64> = match lib.translate {
+                Translate::Identity => pcs.clone(),
+                Translate::Mapped { start, offset } => {
+                    // The segments of the file that was mapped, else of its debug copy (as
+                    // `map_to_symbols` takes them).
+                    let Ok(elf) = Elf::open(&lib.path).or_else(|_| Elf::open(&image_path)) else {
+                        continue;
+                    };
+                    let text = elf.text_section();
+                    pcs.iter()
+                        .map(|&pc| to_vma(pc, start, offset, &elf.segments, text))
+                        .collect()
+                }
+            };
+            wanted.entry(image_path).or_default().extend(vmas);
+        }
+        self.wanted = wanted
+            .into_iter()
+            .map(|(p, mut v)| {
+                v.sort_unstable();
+                v.dedup();
+                (p, Arc::from(v))
+            })
+            .collect();
+    }
+}
+
 impl Symbolize for Local {
     /// pprof's `ExtractSymbols`: libraries are taken highest start first, each taking the
     /// addresses left in its range, so libraries win over the program's catch-all range.
@@ -847,13 +893,19 @@ impl Symbolize for Local {
         let catch_all = libs.iter().position(|l| {
             l.start == 0 && matches!(l.translate, Translate::Identity) && l.path == self.prog
         });
-        for (i, lib) in libs.iter().enumerate() {
-            let lo = remaining.partition_point(|&a| a < lib.start);
-            let hi = remaining.partition_point(|&a| a <= lib.finish);
-            if lo >= hi {
+        let taken: Vec<Vec<u64>> = libs
+            .iter()
+            .map(|lib| {
+                let lo = remaining.partition_point(|&a| a < lib.start);
+                let hi = remaining.partition_point(|&a| a <= lib.finish);
+                remaining.drain(lo..hi.max(lo)).collect()
+            })
+            .collect();
+        self.want(&libs, &taken);
+        for (i, (lib, pcs)) in libs.iter().zip(taken).enumerate() {
+            if pcs.is_empty() {
                 continue;
             }
-            let pcs: Vec<u64> = remaining.drain(lo..hi).collect();
             if !lib.path.exists() && Some(i) != catch_all {
                 warnings.push(self.not_found(lib, pcs.len()));
             } else {
