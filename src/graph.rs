@@ -113,7 +113,30 @@ pub struct Options {
 
 /// The hex form pprof keys addresses by.
 pub fn addr_key(a: u64, width: usize) -> String {
-    format!("{a:0width$x}")
+    let mut s = String::with_capacity(width.max(16));
+    push_addr_key(&mut s, a, width);
+    s
+}
+
+/// Appends [`addr_key`]`(a, width)` to `s` (without the formatting machinery: reports
+/// at address granularity make one per address).
+pub fn push_addr_key(s: &mut String, a: u64, width: usize) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    // The digits, right-aligned in a buffer of zeros as wide as the widest key.
+    let mut buf = [b'0'; 32];
+    let mut i = buf.len();
+    let mut v = a;
+    loop {
+        i -= 1;
+        buf[i] = HEX[(v & 0xf) as usize];
+        v >>= 4;
+        if v == 0 {
+            break;
+        }
+    }
+    let start = buf.len() - (buf.len() - i).max(width.min(buf.len()));
+    // ASCII digits: each byte is its own char (no UTF-8 check needed).
+    s.extend(buf[start..].iter().map(|&b| char::from(b)));
 }
 
 /// The short name pprof matches skip lists against: that of the outermost frame.
@@ -545,7 +568,7 @@ pub fn filter(
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Node {
     /// The aggregation key, e.g. `main`, `main foo.c:12`, or an address.
-    pub key: String,
+    pub key: Arc<str>,
     /// Set when the key is an address (as pprof prints unknown frames).
     pub addr: Option<u64>,
 }
@@ -553,8 +576,8 @@ pub struct Node {
 /// pprof's reduced profile, summed per node: its flat and cumulative profiles.
 #[derive(Debug, Clone, Default)]
 pub struct Reduced {
-    /// Node id → node.
-    pub nodes: Vec<Node>,
+    /// Node id → node (shared with the translation the nodes came from).
+    pub nodes: Arc<Vec<Node>>,
     /// Node id → value of the stacks it ends (pprof's `FlatProfile`).
     pub flat: Vec<f64>,
     /// Node id → value of the stacks it is on, once per stack (`CumulativeProfile`).
@@ -566,25 +589,19 @@ pub struct Reduced {
 impl Reduced {
     /// Flat (leaf) and cumulative (anywhere on the stack) value per node id, and whether
     /// the node is on any stack.
-    pub fn flat_cum(&self) -> (Vec<f64>, Vec<f64>, Vec<bool>) {
-        (self.flat.clone(), self.cum.clone(), self.seen.clone())
+    pub fn flat_cum(&self) -> (&[f64], &[f64], &[bool]) {
+        (&self.flat, &self.cum, &self.seen)
     }
+}
 
-    fn add_path(&mut self, path: &[u32], v: f64) {
-        let n = self.nodes.len();
-        if self.flat.len() < n {
-            self.flat.resize(n, 0.0);
-            self.cum.resize(n, 0.0);
-            self.seen.resize(n, false);
-        }
-        if let Some(&leaf) = path.first() {
-            self.flat[leaf as usize] += v;
-        }
-        for &id in path {
-            self.cum[id as usize] += v;
-            self.seen[id as usize] = true;
-        }
-    }
+/// Full names → the names they print as, where that is not their short name (see
+/// [`renames`]).
+pub type Renames = FxHashMap<Arc<str>, String>;
+
+/// pprof's `FillFullnameToShortnameMap` over a symbol table: nm routines that share a short
+/// name but not an address get `name@address` so they stay apart.
+pub fn renames(symbols: &SymbolTable) -> Renames {
+    fullname_to_shortname(symbols)
 }
 
 /// pprof's `FillFullnameToShortnameMap`: nm routines that share a short name but not an
@@ -687,15 +704,17 @@ fn reduce_on(stacks: &Stacks, symbols: &SymbolTable, opts: &Options, threads: us
 const PARALLEL_STACKS: usize = 20_000;
 
 /// `a` (with its key → id index) plus `b`, node by node.
-fn merge(a: (Reduced, FxHashMap<String, u32>), b: Reduced) -> Reduced {
+fn merge(a: (Reduced, FxHashMap<Arc<str>, u32>), b: Reduced) -> Reduced {
     let (mut out, mut ids) = a;
-    for (j, node) in b.nodes.into_iter().enumerate() {
-        let id = match ids.get(&node.key) {
+    let b_nodes = Arc::try_unwrap(b.nodes).unwrap_or_else(|n| (*n).clone());
+    let out_nodes = Arc::make_mut(&mut out.nodes);
+    for (j, node) in b_nodes.into_iter().enumerate() {
+        let id = match ids.get(&*node.key) {
             Some(&id) => id as usize,
             None => {
-                let id = out.nodes.len();
+                let id = out_nodes.len();
                 ids.insert(node.key.clone(), id as u32);
-                out.nodes.push(node);
+                out_nodes.push(node);
                 out.flat.push(0.0);
                 out.cum.push(0.0);
                 out.seen.push(false);
@@ -716,7 +735,7 @@ struct Translator<'a> {
     map: &'a FxHashMap<Arc<str>, String>,
     opts: &'a Options,
     /// Node key → id.
-    ids: FxHashMap<String, u32>,
+    ids: FxHashMap<Arc<str>, u32>,
     /// Node id → node.
     nodes: Vec<Node>,
     /// Per address (innermost frame first): a range of `items`.
@@ -729,6 +748,8 @@ struct Translator<'a> {
     /// addresses of their name strings.
     by_name_only: bool,
     by_name: FxHashMap<(usize, usize, bool), u32>,
+    /// Where node keys are built.
+    buf: String,
 }
 
 impl<'a> Translator<'a> {
@@ -737,20 +758,26 @@ impl<'a> Translator<'a> {
         map: &'a FxHashMap<Arc<str>, String>,
         opts: &'a Options,
     ) -> Translator<'a> {
-        let mut ranges = FxHashMap::default();
-        ranges.reserve(symbols.len());
+        // About one node per address, except by function.
+        let mut ids = FxHashMap::default();
+        ids.reserve(if opts.granularity == Granularity::Functions {
+            symbols.len() / 4
+        } else {
+            symbols.len()
+        });
         Translator {
             symbols,
             map,
             opts,
-            ids: FxHashMap::default(),
+            ids,
             nodes: Vec::new(),
-            ranges,
+            ranges: FxHashMap::default(),
             items: Vec::new(),
             runs: Vec::new(),
             by_name_only: opts.granularity == Granularity::Functions
                 && (!opts.show_addresses || opts.jeprof),
             by_name: FxHashMap::default(),
+            buf: String::new(),
         }
     }
 
@@ -759,7 +786,7 @@ impl<'a> Translator<'a> {
         if node.key.is_empty() {
             return None;
         }
-        Some(match self.ids.get(&node.key) {
+        Some(match self.ids.get(&*node.key) {
             Some(&id) => id,
             None => {
                 let id = self.nodes.len() as u32;
@@ -783,11 +810,60 @@ impl<'a> Translator<'a> {
         }
     }
 
+    /// The item of symbolized frame `f` of address `a`: its node is made only when no node
+    /// has its key yet.
+    fn frame_item(&mut self, a: u64, f: &Frame, inline: bool) -> Item {
+        let base = match frame_base(f, inline, true, self.map) {
+            Ok(base) => base,
+            Err(fileline) => {
+                self.runs.push(fileline.to_string());
+                return Item::Run(self.runs.len() as u32 - 1);
+            }
+        };
+        let opts = self.opts;
+        let mut buf = std::mem::take(&mut self.buf);
+        let key = match granular_in(
+            base,
+            inline,
+            &f.fileline,
+            a,
+            opts.address_width,
+            opts,
+            &mut buf,
+        ) {
+            Some(key) => key,
+            None => buf.as_str(),
+        };
+        let item = if key.is_empty() {
+            Item::Skip
+        } else {
+            match self.ids.get(key) {
+                Some(&id) => Item::Node(id),
+                None => {
+                    let node = node_of(Cow::Borrowed(key), a, opts.address_width);
+                    let id = self.nodes.len() as u32;
+                    self.ids.insert(node.key.clone(), id);
+                    self.nodes.push(node);
+                    Item::Node(id)
+                }
+            }
+        };
+        self.buf = buf;
+        item
+    }
+
     /// The items of address `a`, translated on first sight.
     fn range(&mut self, a: u64) -> (u32, u32) {
         if let Some(&r) = self.ranges.get(&a) {
             return r;
         }
+        let r = self.translate_new(a);
+        self.ranges.insert(a, r);
+        r
+    }
+
+    /// Translates address `a` (not met before) and returns its range of items.
+    fn translate_new(&mut self, a: u64) -> (u32, u32) {
         let lo = self.items.len() as u32;
         let (symbols, map, opts) = (self.symbols, self.map, self.opts);
         match symbols.get(a).filter(|_| self.by_name_only) {
@@ -805,26 +881,32 @@ impl<'a> Translator<'a> {
                         self.items.push(Item::Node(id));
                         continue;
                     }
-                    let t = translate_frame(a, f, inline, true, map, opts);
+                    let item = self.frame_item(a, f, inline);
                     // A node named after its address is the address's own.
-                    let shared = matches!(&t, Translated::Name(n) if n.addr.is_none());
-                    let item = self.item(t);
-                    if let (true, Item::Node(id)) = (shared, item) {
+                    if let Item::Node(id) = item
+                        && self.nodes[id as usize].addr.is_none()
+                    {
                         self.by_name.insert(key, id);
                     }
                     self.items.push(item);
                 }
             }
-            None => {
-                for t in translate(a, symbols, map, opts) {
-                    let item = self.item(t);
-                    self.items.push(item);
+            None => match symbols.get(a) {
+                Some(frames) => {
+                    for (j, f) in frames.iter().enumerate().rev() {
+                        let item = self.frame_item(a, f, j > 0);
+                        self.items.push(item);
+                    }
                 }
-            }
+                None => {
+                    for t in translate(a, symbols, map, opts) {
+                        let item = self.item(t);
+                        self.items.push(item);
+                    }
+                }
+            },
         }
-        let r = (lo, self.items.len() as u32);
-        self.ranges.insert(a, r);
-        r
+        (lo, self.items.len() as u32)
     }
 }
 
@@ -833,28 +915,30 @@ impl<'a> Translator<'a> {
 /// include `Callback::Run` frames, whose nodes depend on the order stacks are met in.
 #[derive(Debug)]
 pub struct Translation {
-    nodes: Vec<Node>,
+    nodes: Arc<Vec<Node>>,
     /// Per address id: its range of `items`.
     ranges: Vec<(u32, u32)>,
     items: Vec<Item>,
 }
 
-/// The [`Translation`] of `addrs` (sorted and unique: an address's id is its index), or
-/// `None` when the names hold `Callback::Run` frames. Many addresses are translated in two
-/// halves on two cores.
-pub fn translation(addrs: &[u64], symbols: &SymbolTable, opts: &Options) -> Option<Translation> {
-    if has_run_frames(symbols) {
-        return None;
-    }
-    let map = fullname_to_shortname(symbols);
+/// The [`Translation`] of `addrs` (sorted and unique: an address's id is its index); not for
+/// names that hold `Callback::Run` frames ([`has_run_frames`]). Many addresses are
+/// translated in two halves on two cores.
+pub fn translation(
+    addrs: &[u64],
+    symbols: &SymbolTable,
+    renames: &Renames,
+    opts: &Options,
+) -> Translation {
+    let map = renames;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     if addrs.len() < PARALLEL_STACKS || threads < 2 {
-        return Some(translate_part(addrs, symbols, &map, opts).0);
+        return translate_part(addrs, symbols, map, opts).0;
     }
     let (first, second) = addrs.split_at(addrs.len() / 2);
     let (a, b) = std::thread::scope(|s| {
-        let other = s.spawn(|| translate_part(second, symbols, &map, opts).0);
-        let a = translate_part(first, symbols, &map, opts);
+        let other = s.spawn(|| translate_part(second, symbols, map, opts).0);
+        let a = translate_part(first, symbols, map, opts);
         (a, other.join())
     });
     let b = match b {
@@ -863,15 +947,16 @@ pub fn translation(addrs: &[u64], symbols: &SymbolTable, opts: &Options) -> Opti
     };
     // The second half's nodes, renumbered into the first's.
     let (mut t, mut ids) = a;
-    let renumber: Vec<u32> = b
-        .nodes
+    let b_nodes = Arc::try_unwrap(b.nodes).unwrap_or_else(|n| (*n).clone());
+    let nodes = Arc::make_mut(&mut t.nodes);
+    let renumber: Vec<u32> = b_nodes
         .into_iter()
-        .map(|node| match ids.get(&node.key) {
+        .map(|node| match ids.get(&*node.key) {
             Some(&id) => id,
             None => {
-                let id = t.nodes.len() as u32;
+                let id = nodes.len() as u32;
                 ids.insert(node.key.clone(), id);
-                t.nodes.push(node);
+                nodes.push(node);
                 id
             }
         })
@@ -886,7 +971,7 @@ pub fn translation(addrs: &[u64], symbols: &SymbolTable, opts: &Options) -> Opti
             .into_iter()
             .map(|(lo, hi)| (lo + offset, hi + offset)),
     );
-    Some(t)
+    t
 }
 
 /// The translation of some addresses, and the index of its nodes by key.
@@ -895,22 +980,23 @@ fn translate_part(
     symbols: &SymbolTable,
     map: &FxHashMap<Arc<str>, String>,
     opts: &Options,
-) -> (Translation, FxHashMap<String, u32>) {
+) -> (Translation, FxHashMap<Arc<str>, u32>) {
     let mut t = Translator::new(symbols, map, opts);
     let w = opts.address_width;
+    // The addresses are unique: each is translated as new.
     let ranges = addrs
         .iter()
         .map(|&a| {
             if w > 8 && a > 0x7fff_ffff_ffff_ffff {
                 (0, 0)
             } else {
-                t.range(a)
+                t.translate_new(a)
             }
         })
         .collect();
     let ids = std::mem::take(&mut t.ids);
     let tr = Translation {
-        nodes: t.nodes,
+        nodes: Arc::new(t.nodes),
         ranges,
         items: t.items,
     };
@@ -918,7 +1004,7 @@ fn translate_part(
 }
 
 /// True when some frame is a `Callback::Run` (pprof numbers them per caller).
-fn has_run_frames(symbols: &SymbolTable) -> bool {
+pub fn has_run_frames(symbols: &SymbolTable) -> bool {
     symbols.any_function(|f| f.ends_with("::Run") && f.contains("Callback"))
 }
 
@@ -959,35 +1045,31 @@ impl IdStacks {
             .map(|((lo, hi), v)| (&self.ids[lo as usize..hi as usize], v))
     }
 
-    /// The stacks with a frame whose id is set in `hits` (`keep`), or without one, in
-    /// order: pprof's `FocusProfile` and `IgnoreProfile`.
-    pub fn filter(&self, hits: &[bool], keep: bool) -> IdStacks {
-        let mut r = IdStacks::default();
-        for (k, v) in self.iter() {
-            if k.iter().any(|&id| hits[id as usize]) == keep {
-                r.ids.extend_from_slice(k);
-                r.ends.push(r.ids.len() as u32);
-                r.values.push(v);
-            }
-        }
-        r
+    /// For each stack, whether one of its frames is set in `hits` (per address id): which
+    /// stacks pprof's `FocusProfile` keeps and `IgnoreProfile` drops.
+    pub fn hits(&self, hits: &[bool]) -> Vec<bool> {
+        self.iter()
+            .map(|(k, _)| k.iter().any(|&id| hits[id as usize]))
+            .collect()
     }
 
-    /// pprof's `ReduceProfile` with the addresses already translated: each stack walked
-    /// once, in order.
-    pub fn reduce(&self, t: &Translation) -> Reduced {
+    /// The stacks' values, in order.
+    pub fn values(&self) -> &[f64] {
+        &self.values
+    }
+
+    /// Each stack's report nodes at `t`'s granularity ([`NodePaths`]).
+    pub fn paths(&self, t: &Translation) -> NodePaths {
         let n = t.nodes.len();
-        let mut out = Reduced {
+        let mut r = NodePaths {
             nodes: t.nodes.clone(),
-            flat: vec![0.0; n],
-            cum: vec![0.0; n],
-            seen: vec![false; n],
+            ids: Vec::with_capacity(self.ids.len()),
+            ends: Vec::with_capacity(self.ends.len()),
         };
-        let mut path: Vec<u32> = Vec::new();
+        // Node id → the last stack it was put on, to keep each node once per stack.
         let mut on_stack: Vec<u32> = vec![u32::MAX; n];
-        for (s, (k, v)) in self.iter().enumerate() {
+        for (s, (k, _)) in self.iter().enumerate() {
             let s = s as u32;
-            path.clear();
             for &a in k {
                 let (lo, hi) = t.ranges[a as usize];
                 for item in &t.items[lo as usize..hi as usize] {
@@ -995,36 +1077,100 @@ impl IdStacks {
                         && on_stack[id as usize] != s
                     {
                         on_stack[id as usize] = s;
-                        path.push(id);
+                        r.ids.push(id);
                     }
                 }
             }
-            out.add_path(&path, v);
+            r.ends.push(r.ids.len() as u32);
+        }
+        r
+    }
+}
+
+/// The report nodes of each stack of an [`IdStacks`], leaf first, each node once: what
+/// pprof's `ReduceProfile` sums. Kept per granularity, so that reports of the same stacks
+/// with other values, focus or sort only add numbers up.
+#[derive(Debug)]
+pub struct NodePaths {
+    nodes: Arc<Vec<Node>>,
+    ids: Vec<u32>,
+    ends: Vec<u32>,
+}
+
+impl NodePaths {
+    /// pprof's `ReduceProfile`: the flat and cumulative value of each node over the stacks
+    /// (`values`, in the order of the stacks) that `keep` keeps (all when `None`).
+    pub fn reduce(&self, values: &[f64], keep: Option<&[bool]>) -> Reduced {
+        let n = self.nodes.len();
+        let mut out = Reduced {
+            nodes: self.nodes.clone(),
+            flat: vec![0.0; n],
+            cum: vec![0.0; n],
+            seen: vec![false; n],
+        };
+        let mut lo = 0usize;
+        for (s, &hi) in self.ends.iter().enumerate() {
+            let hi = hi as usize;
+            if keep.is_none_or(|k| k[s]) {
+                let path = &self.ids[lo..hi];
+                let v = values[s];
+                if let Some(&leaf) = path.first() {
+                    out.flat[leaf as usize] += v;
+                }
+                for &id in path {
+                    out.cum[id as usize] += v;
+                    out.seen[id as usize] = true;
+                }
+            }
+            lo = hi;
         }
         out
     }
 }
 
 /// For each of `addrs`, whether its address, name or place matches `re` (see [`filter`]).
+/// Many addresses are tried in two halves on two cores.
 pub fn matches(addrs: &[u64], symbols: &SymbolTable, re: &Regex, opts: &Options) -> Vec<bool> {
-    // Most frames share their function's short name (one `Arc`): each name is tried once.
-    let mut by_name: FxHashMap<usize, bool> = FxHashMap::default();
-    addrs
-        .iter()
-        .map(|&a| {
-            if re.is_match(&addr_key(a, opts.address_width)) {
-                return true;
-            }
-            symbols.get(a).is_some_and(|fs| {
-                fs.iter().any(|f| {
-                    *by_name
-                        .entry(Arc::as_ptr(&f.short) as *const u8 as usize)
-                        .or_insert_with(|| re.is_match(&f.short))
-                        || re.is_match(&f.fileline)
+    // Each half has its own copy of `re`, so that the two do not share (and contend for) one
+    // pool of match caches.
+    let part = |addrs: &[u64], re: &Regex| -> Vec<bool> {
+        // Most frames share their function's short name (one `Arc`): each name is tried once.
+        let mut by_name: FxHashMap<usize, bool> = FxHashMap::default();
+        let mut key = String::with_capacity(16);
+        addrs
+            .iter()
+            .map(|&a| {
+                key.clear();
+                push_addr_key(&mut key, a, opts.address_width);
+                if re.is_match(&key) {
+                    return true;
+                }
+                symbols.get(a).is_some_and(|fs| {
+                    fs.iter().any(|f| {
+                        *by_name
+                            .entry(Arc::as_ptr(&f.short) as *const u8 as usize)
+                            .or_insert_with(|| re.is_match(&f.short))
+                            || re.is_match(&f.fileline)
+                    })
                 })
             })
-        })
-        .collect()
+            .collect()
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if addrs.len() < PARALLEL_STACKS || threads < 2 {
+        return part(addrs, re);
+    }
+    let (first, second) = addrs.split_at(addrs.len() / 2);
+    let re2 = re.clone();
+    let (mut a, b) = std::thread::scope(|s| {
+        let other = s.spawn(|| part(second, &re2));
+        (part(first, re), other.join())
+    });
+    match b {
+        Ok(b) => a.extend(b),
+        Err(panic) => std::panic::resume_unwind(panic),
+    }
+    a
 }
 
 /// [`reduce`] over some of the stacks, in their order; also the index of the nodes by key.
@@ -1033,9 +1179,10 @@ fn reduce_part(
     symbols: &SymbolTable,
     map: &FxHashMap<Arc<str>, String>,
     opts: &Options,
-) -> (Reduced, FxHashMap<String, u32>) {
+) -> (Reduced, FxHashMap<Arc<str>, u32>) {
     let w = opts.address_width;
     let mut t = Translator::new(symbols, map, opts);
+    t.ranges.reserve(symbols.len());
     let mut flat: Vec<f64> = Vec::new();
     let mut cum: Vec<f64> = Vec::new();
     let mut seen: Vec<bool> = Vec::new();
@@ -1067,7 +1214,8 @@ fn reduce_part(
                                 a,
                                 w,
                                 opts,
-                            ),
+                            )
+                            .into(),
                             addr: None,
                         };
                         match t.intern(node) {
@@ -1106,7 +1254,7 @@ fn reduce_part(
     seen.resize(n, false);
     let ids = std::mem::take(&mut t.ids);
     let out = Reduced {
-        nodes: t.nodes,
+        nodes: Arc::new(t.nodes),
         flat,
         cum,
         seen,
@@ -1157,17 +1305,44 @@ fn translate(
     }
 }
 
-/// [`translate`] of one frame of address `a` (`symbolized` when the frame is the symbol
+/// The key of one frame: a node name, or a `Callback::Run` frame's `file:line`.
+enum FrameKey<'a> {
+    Name(Cow<'a, str>),
+    Run(&'a str),
+}
+
+/// The [`FrameKey`] of one frame of address `a` (`symbolized` when the frame is the symbol
 /// table's, not a stand-in for an unknown address).
-fn translate_frame(
+fn frame_key<'a>(
     a: u64,
-    f: &Frame,
+    f: &'a Frame,
     inline: bool,
     symbolized: bool,
-    map: &FxHashMap<Arc<str>, String>,
+    map: &'a FxHashMap<Arc<str>, String>,
     opts: &Options,
-) -> Translated {
-    let w = opts.address_width;
+) -> FrameKey<'a> {
+    let base = match frame_base(f, inline, symbolized, map) {
+        Ok(base) => base,
+        Err(fileline) => return FrameKey::Run(fileline),
+    };
+    FrameKey::Name(granular(
+        base,
+        inline,
+        &f.fileline,
+        a,
+        opts.address_width,
+        opts,
+    ))
+}
+
+/// The name a frame's node key starts from (its short name, or the name `map` gives its
+/// function), or `Err` with its `file:line` for a `Callback::Run` frame.
+fn frame_base<'a>(
+    f: &'a Frame,
+    inline: bool,
+    symbolized: bool,
+    map: &'a FxHashMap<Arc<str>, String>,
+) -> std::result::Result<&'a str, &'a str> {
     let renamed = if map.is_empty() {
         None
     } else {
@@ -1183,62 +1358,125 @@ fn translate_frame(
         && let Some(head) = base.strip_suffix("::Run")
         && head.contains("Callback")
     {
-        return Translated::Run(f.fileline.clone());
+        return Err(&f.fileline);
     }
-    let key = granular(base, inline, &f.fileline, a, w, opts);
+    Ok(base)
+}
+
+/// [`translate`] of one frame of address `a` (see [`frame_key`]).
+fn translate_frame(
+    a: u64,
+    f: &Frame,
+    inline: bool,
+    symbolized: bool,
+    map: &FxHashMap<Arc<str>, String>,
+    opts: &Options,
+) -> Translated {
+    match frame_key(a, f, inline, symbolized, map, opts) {
+        FrameKey::Run(fileline) => Translated::Run(fileline.to_string()),
+        FrameKey::Name(key) => Translated::Name(node_of(key, a, opts.address_width)),
+    }
+}
+
+/// The node named `key`, a frame of address `a`.
+fn node_of(key: Cow<'_, str>, a: u64, w: usize) -> Node {
     let addr = is_addr_key(&key, a, w).then_some(a);
-    Translated::Name(Node { key, addr })
+    Node {
+        key: Arc::from(key.as_ref()),
+        addr,
+    }
 }
 
 /// True when `key` is `a` printed by [`addr_key`].
 fn is_addr_key(key: &str, a: u64, w: usize) -> bool {
-    key.len() >= w && u64::from_str_radix(key, 16) == Ok(a) && *key == addr_key(a, w)
+    let digits = (64 - a.leading_zeros() as usize).div_ceil(4).max(1);
+    key.len() == digits.max(w) && *key == addr_key(a, w)
 }
 
 /// The node key of one frame at the chosen granularity: `func` with ` (inline)` when
 /// `inline`.
-fn granular(func: &str, inline: bool, fileline: &str, a: u64, w: usize, opts: &Options) -> String {
+fn granular<'a>(
+    func: &'a str,
+    inline: bool,
+    fileline: &'a str,
+    a: u64,
+    w: usize,
+    opts: &Options,
+) -> Cow<'a, str> {
+    let mut buf = String::new();
+    match granular_in(func, inline, fileline, a, w, opts, &mut buf) {
+        Some(key) => Cow::Borrowed(key),
+        None => Cow::Owned(buf),
+    }
+}
+
+/// [`granular`] without allocating: the key when it is (part of) `func` or `fileline`, or
+/// `None` when it was written to `buf` (cleared first).
+#[allow(clippy::too_many_arguments)]
+fn granular_in<'a>(
+    func: &'a str,
+    inline: bool,
+    fileline: &'a str,
+    a: u64,
+    w: usize,
+    opts: &Options,
+    buf: &mut String,
+) -> Option<&'a str> {
     let show = opts.show_addresses && !opts.jeprof;
-    let name = || {
-        let mut s = String::with_capacity(func.len() + 9);
+    const INLINE: &str = " (inline)";
+    buf.clear();
+    let push_name = |s: &mut String| {
         s.push_str(func);
         if inline {
-            s.push_str(" (inline)");
+            s.push_str(INLINE);
         }
-        s
     };
     let unknown = func == "??" && !inline;
     match opts.granularity {
-        Granularity::Addresses => format!("{} {} {fileline}", addr_key(a, w), name()),
+        Granularity::Addresses => {
+            push_addr_key(buf, a, w);
+            buf.push(' ');
+            push_name(buf);
+            buf.push(' ');
+            buf.push_str(fileline);
+        }
         Granularity::Lines => {
             if unknown && fileline == "??:0" {
-                addr_key(a, w)
-            } else if !show {
-                let mut s = name();
-                s.push(' ');
-                s.push_str(fileline);
-                s
+                push_addr_key(buf, a, w);
             } else {
-                format!("{} {fileline} ({})", name(), addr_key(a, w))
+                push_name(buf);
+                buf.push(' ');
+                buf.push_str(fileline);
+                if show {
+                    buf.push_str(" (");
+                    push_addr_key(buf, a, w);
+                    buf.push(')');
+                }
             }
         }
         Granularity::Functions => {
             if unknown {
-                addr_key(a, w)
-            } else if !show {
-                name()
+                push_addr_key(buf, a, w);
+            } else if !show && !inline {
+                return Some(func);
             } else {
-                format!("{} ({})", name(), addr_key(a, w))
+                push_name(buf);
+                if show {
+                    buf.push_str(" (");
+                    push_addr_key(buf, a, w);
+                    buf.push(')');
+                }
             }
         }
         Granularity::Files => {
             if fileline == "??:0" || fileline.is_empty() {
-                addr_key(a, w)
+                push_addr_key(buf, a, w);
             } else {
-                strip_line(fileline).to_string()
+                return Some(strip_line(fileline));
             }
         }
     }
+    None
 }
 
 /// `file:123` → `file`.
@@ -1259,7 +1497,7 @@ pub fn translate_stacks(
     stacks: &Stacks,
     symbols: &SymbolTable,
     opts: &Options,
-) -> Vec<(Vec<String>, f64)> {
+) -> Vec<(Vec<Arc<str>>, f64)> {
     let w = opts.address_width;
     let map = fullname_to_shortname(symbols);
     let mut cache: FxHashMap<u64, Vec<Translated>> = FxHashMap::default();
@@ -1271,7 +1509,7 @@ pub fn translate_stacks(
     }
     let mut out = Vec::with_capacity(sorted.len());
     for (k, &v) in sorted {
-        let mut path: Vec<String> = Vec::with_capacity(k.len());
+        let mut path: Vec<Arc<str>> = Vec::with_capacity(k.len());
         for (i, &a) in k.iter().enumerate() {
             if w > 8 && a > 0x7fff_ffff_ffff_ffff {
                 continue;
@@ -1290,7 +1528,9 @@ pub fn translate_stacks(
                         let caller = if i > 0 { k[i - 1] } else { 0 };
                         let next = run_ids.len() + 1;
                         let n = *run_ids.entry(caller).or_insert(next);
-                        path.push(granular(&format!("Run#{n}"), false, fileline, a, w, opts));
+                        path.push(Arc::from(
+                            granular(&format!("Run#{n}"), false, fileline, a, w, opts).as_ref(),
+                        ));
                     }
                 }
             }
@@ -1309,7 +1549,7 @@ mod tests {
         r.nodes
             .iter()
             .enumerate()
-            .map(|(i, n)| (n.key.clone(), (r.flat[i], r.cum[i], r.seen[i])))
+            .map(|(i, n)| (n.key.to_string(), (r.flat[i], r.cum[i], r.seen[i])))
             .collect()
     }
 

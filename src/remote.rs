@@ -8,13 +8,18 @@
 //! program, the program's name comes from `/pprof/cmdline` and the symbols from
 //! `/pprof/symbol`.
 //!
-//! HTTP goes through ureq 3 (blocking, no async runtime, no TLS in this build: `https://` is
-//! refused with a clear message). Every failure is one line: the URL and what went wrong
-//! (status and the first bytes of the body, a refused connection, a timeout).
+//! HTTP goes through ureq 3 (blocking, no async runtime); HTTPS through rustls with the ring
+//! crypto provider, trusting the system's certificates (read by rustls-native-certs from the
+//! places OpenSSL uses), or only those of `$SSL_CERT_FILE` (a PEM bundle) and `$SSL_CERT_DIR`
+//! when either is set, or else only those of `$CURL_CA_BUNDLE` (which curl, and so pprof,
+//! reads) when it is set. Every failure is one line: the URL and what went wrong (status and the
+//! first bytes of the body, a refused connection, a timeout, a certificate that is not
+//! trusted, has expired or names another host).
 
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use crate::error::{Error, Result};
@@ -89,10 +94,16 @@ impl Target {
     }
 }
 
+/// The rustls error inside an I/O error (a failed handshake comes as one).
+fn tls_error(io: &std::io::Error) -> Option<&rustls::Error> {
+    io.get_ref()?.downcast_ref::<rustls::Error>()
+}
+
 /// The HTTP client, with the timeouts of one fetch.
 pub struct Client {
     agent: ureq::Agent,
     timeout: Duration,
+    connect_timeout: Duration,
 }
 
 /// The read timeout in seconds from `$RPPROF_HTTP_TIMEOUT`, when it is set (tests use it).
@@ -100,49 +111,269 @@ fn timeout_override() -> Option<u64> {
     std::env::var("RPPROF_HTTP_TIMEOUT").ok()?.parse().ok()
 }
 
+/// The certificates HTTPS trusts.
+struct Roots {
+    certs: Arc<Vec<ureq::tls::Certificate<'static>>>,
+    /// Where they came from, for messages: `the system's trust store`, `SSL_CERT_FILE=...`.
+    source: String,
+    /// True when they are the system's (no variable named others).
+    system: bool,
+    /// Why there are none, when there are none.
+    problem: Option<String>,
+}
+
+/// The value of the environment variable `name`, when it is set and not empty.
+fn var(name: &str) -> Option<std::ffi::OsString> {
+    std::env::var_os(name).filter(|v| !v.is_empty())
+}
+
+/// Why a certificate file named by `name` cannot be read, if it cannot.
+fn unreadable(name: &str, file: &std::ffi::OsStr) -> Option<String> {
+    let e = std::fs::metadata(file).err()?;
+    let why = if e.kind() == std::io::ErrorKind::NotFound {
+        "No such file".to_string()
+    } else {
+        e.to_string()
+    };
+    Some(format!(
+        "cannot read {name}={}: {why}",
+        file.to_string_lossy()
+    ))
+}
+
+/// The certificates HTTPS trusts: those of `$SSL_CERT_FILE` and `$SSL_CERT_DIR` when either
+/// is set (and nothing else); else those of `$CURL_CA_BUNDLE` when it is set (the variable
+/// google-pprof's curl reads); else the system's trust store (the file and directory OpenSSL
+/// uses). Read once per run.
+fn roots() -> &'static Roots {
+    static ROOTS: OnceLock<Roots> = OnceLock::new();
+    ROOTS.get_or_init(|| {
+        let named: Vec<String> = ["SSL_CERT_FILE", "SSL_CERT_DIR"]
+            .iter()
+            .filter_map(|v| Some(format!("{v}={}", var(v)?.to_string_lossy())))
+            .collect();
+        let curl = var("CURL_CA_BUNDLE").filter(|_| named.is_empty());
+        let (certs, source, mut problem): (Vec<Vec<u8>>, String, Option<String>) =
+            if let Some(bundle) = curl {
+                use rustls::pki_types::CertificateDer;
+                use rustls::pki_types::pem::PemObject;
+                let source = format!("CURL_CA_BUNDLE={}", bundle.to_string_lossy());
+                match CertificateDer::pem_file_iter(&bundle) {
+                    Ok(it) => (
+                        it.filter_map(|c| c.ok().map(|c| c.to_vec())).collect(),
+                        source,
+                        None,
+                    ),
+                    Err(e) => (
+                        Vec::new(),
+                        source,
+                        unreadable("CURL_CA_BUNDLE", &bundle)
+                            .or_else(|| Some(format!("cannot read CURL_CA_BUNDLE: {e}"))),
+                    ),
+                }
+            } else {
+                let source = if named.is_empty() {
+                    "the system's trust store".to_string()
+                } else {
+                    named.join(" and ")
+                };
+                // rustls-native-certs reads $SSL_CERT_FILE and $SSL_CERT_DIR when either is
+                // set (and then nothing else), else the places OpenSSL would read.
+                let found = rustls_native_certs::load_native_certs();
+                // An unreadable SSL_CERT_FILE is an error even when SSL_CERT_DIR gave
+                // certificates: the user named it.
+                let problem = var("SSL_CERT_FILE").and_then(|f| unreadable("SSL_CERT_FILE", &f));
+                let problem = problem.or_else(|| {
+                    found.certs.is_empty().then(|| match found.errors.first() {
+                        Some(e) => format!("no trusted certificates in {source}: {e}"),
+                        None => format!("no trusted certificates in {source}"),
+                    })
+                });
+                let certs = found.certs.iter().map(|c| c.to_vec()).collect();
+                (certs, source, problem)
+            };
+        if problem.is_none() && certs.is_empty() {
+            problem = Some(format!("no trusted certificates in {source}"));
+        }
+        let system = named.is_empty() && var("CURL_CA_BUNDLE").is_none();
+        Roots {
+            certs: Arc::new(
+                certs
+                    .into_iter()
+                    .map(|der| ureq::tls::Certificate::from_der(&der).to_owned())
+                    .collect(),
+            ),
+            source,
+            system,
+            problem,
+        }
+    })
+}
+
+/// The TLS settings: rustls with ring, trusting [`roots`].
+fn tls_config() -> ureq::tls::TlsConfig {
+    ureq::tls::TlsConfig::builder()
+        .provider(ureq::tls::TlsProvider::Rustls)
+        .unversioned_rustls_crypto_provider(Arc::new(rustls::crypto::ring::default_provider()))
+        .root_certs(ureq::tls::RootCerts::Specific(roots().certs.clone()))
+        .build()
+}
+
+/// `2020-01-01 00:00:00 UTC` for seconds since the Unix epoch.
+fn utc(secs: u64) -> String {
+    let days = (secs / 86400) as i64;
+    let rem = secs % 86400;
+    // Days to a civil date (proleptic Gregorian calendar).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
+/// `localhost` for rustls' `DnsName("localhost")`, `127.0.0.1` for `IpAddress(127.0.0.1)`.
+fn presented_name(s: &str) -> String {
+    let inner = s
+        .split_once('(')
+        .and_then(|(_, r)| r.strip_suffix(')'))
+        .unwrap_or(s);
+    inner.trim_matches('"').to_string()
+}
+
+/// The reason of a failed TLS handshake, in words.
+fn tls_reason(e: &rustls::Error) -> String {
+    use rustls::CertificateError as C;
+    let hint = || {
+        let r = roots();
+        if let Some(p) = &r.problem {
+            return format!(" ({p})");
+        }
+        if r.system {
+            " (self-signed, or signed by a CA that the system does not trust: give the CA's PEM file in SSL_CERT_FILE)".to_string()
+        } else {
+            format!(
+                " (self-signed, or signed by a CA that is not in {})",
+                r.source
+            )
+        }
+    };
+    match e {
+        rustls::Error::InvalidCertificate(c) => match c {
+            C::UnknownIssuer => format!("certificate not trusted: unknown issuer{}", hint()),
+            C::ExpiredContext { not_after, .. } => format!(
+                "certificate expired: not valid after {}",
+                utc(not_after.as_secs())
+            ),
+            C::Expired => "certificate expired".to_string(),
+            C::NotValidYetContext { not_before, .. } => format!(
+                "certificate not valid yet: not valid before {}",
+                utc(not_before.as_secs())
+            ),
+            C::NotValidYet => "certificate not valid yet".to_string(),
+            C::NotValidForNameContext {
+                expected,
+                presented,
+            } => {
+                let names: Vec<String> = presented.iter().map(|p| presented_name(p)).collect();
+                let names = if names.is_empty() {
+                    "no host name".to_string()
+                } else {
+                    names.join(", ")
+                };
+                format!(
+                    "certificate name mismatch: the certificate is for {names}, not {}",
+                    expected.to_str()
+                )
+            }
+            C::NotValidForName => "certificate name mismatch".to_string(),
+            C::Revoked => "certificate revoked".to_string(),
+            C::BadSignature => "certificate has a bad signature".to_string(),
+            other => format!("certificate refused: {other}"),
+        },
+        rustls::Error::InvalidMessage(rustls::InvalidMessage::InvalidContentType) => {
+            "TLS handshake failed: the answer is not TLS (is this an HTTPS server? try http://)"
+                .to_string()
+        }
+        rustls::Error::InvalidMessage(_) | rustls::Error::InappropriateHandshakeMessage { .. } => {
+            format!("TLS handshake failed: {e} (is this an HTTPS server? try http://)")
+        }
+        other => format!("TLS handshake failed: {other}"),
+    }
+}
+
 impl Client {
     /// A client whose requests give up after `timeout` (connecting: 10 s at most).
     pub fn new(timeout: Duration) -> Client {
         let timeout = timeout_override().map_or(timeout, Duration::from_secs);
+        let connect_timeout = timeout.min(Duration::from_secs(10));
         let agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .proxy(None)
             .max_redirects(5)
             .user_agent(concat!("rpprof/", env!("CARGO_PKG_VERSION")))
-            .timeout_connect(Some(timeout.min(Duration::from_secs(10))))
+            .timeout_connect(Some(connect_timeout))
             .timeout_global(Some(timeout))
+            .tls_config(tls_config())
             .build()
             .into();
-        Client { agent, timeout }
+        Client {
+            agent,
+            timeout,
+            connect_timeout,
+        }
     }
 
-    fn check_scheme(url: &str) -> Result<()> {
-        if url.starts_with("https://") {
-            return Err(Error::refused(format!(
-                "{url}: https is not supported by this build of rpprof; use http:// (or fetch the profile with curl and give its file)"
-            )));
+    /// An HTTPS URL when no certificate can be trusted: one line saying why, before
+    /// connecting.
+    fn check_roots(url: &str) -> Result<()> {
+        if url.starts_with("https://")
+            && let Some(p) = &roots().problem
+        {
+            return Err(Error::refused(format!("{url}: {p}")));
         }
         Ok(())
     }
 
-    fn timed_out(&self, url: &str) -> Error {
+    fn timed_out(&self, url: &str, which: Option<ureq::Timeout>) -> Error {
+        if let Some(ureq::Timeout::Connect | ureq::Timeout::Resolve) = which {
+            let handshake = if url.starts_with("https://") {
+                ", TLS handshake included"
+            } else {
+                ""
+            };
+            return Error::refused(format!(
+                "{url}: no connection within {} s{handshake} (timed out)",
+                self.connect_timeout.as_secs()
+            ));
+        }
         Error::refused(format!(
             "{url}: no answer within {} s (timed out)",
             self.timeout.as_secs()
         ))
     }
 
-    /// One line for a request that failed before an answer came.
-    fn transport_error(&self, url: &str, e: ureq::Error) -> Error {
+    /// One line for a request that failed before an answer came (or, `in_body`, while its
+    /// body was read).
+    fn transport_error(&self, url: &str, e: ureq::Error, in_body: bool) -> Error {
         match e {
-            ureq::Error::Timeout(_) => self.timed_out(url),
+            ureq::Error::Timeout(t) => self.timed_out(url, Some(t)),
             ureq::Error::Io(io)
                 if matches!(
                     io.kind(),
                     std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock
                 ) =>
             {
-                self.timed_out(url)
+                self.timed_out(url, None)
             }
             ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => {
                 Error::refused(format!("{url}: cannot connect: connection refused"))
@@ -153,6 +384,34 @@ impl Client {
             ureq::Error::HostNotFound => {
                 Error::refused(format!("{url}: cannot connect: host not found"))
             }
+            ureq::Error::Io(io)
+                if matches!(
+                    io.kind(),
+                    std::io::ErrorKind::UnexpectedEof
+                        | std::io::ErrorKind::ConnectionReset
+                        | std::io::ErrorKind::ConnectionAborted
+                        | std::io::ErrorKind::BrokenPipe
+                ) =>
+            {
+                if in_body {
+                    return Error::refused(format!(
+                        "{url}: the server closed the connection before the answer was complete"
+                    ));
+                }
+                let hint = if url.starts_with("https://") {
+                    " (during the TLS handshake? if it is not an HTTPS server, try http://)"
+                } else {
+                    ""
+                };
+                Error::refused(format!(
+                    "{url}: the server closed the connection without an answer{hint}"
+                ))
+            }
+            ureq::Error::Io(io) if tls_error(&io).is_some() => {
+                let reason = tls_error(&io).map(tls_reason).unwrap_or_default();
+                Error::refused(format!("{url}: {reason}"))
+            }
+            ureq::Error::Rustls(e) => Error::refused(format!("{url}: {}", tls_reason(&e))),
             other => Error::refused(format!("{url}: {other}")),
         }
     }
@@ -162,7 +421,7 @@ impl Client {
         url: &str,
         r: std::result::Result<ureq::http::Response<ureq::Body>, ureq::Error>,
     ) -> Result<Vec<u8>> {
-        let mut resp = r.map_err(|e| self.transport_error(url, e))?;
+        let mut resp = r.map_err(|e| self.transport_error(url, e, false))?;
         let status = resp.status();
         let mut reader = resp.body_mut().with_config().limit(MAX_BODY).reader();
         if !status.is_success() {
@@ -185,7 +444,7 @@ impl Client {
         reader.read_to_end(&mut body).map_err(|e| {
             // ureq reports its own errors inside io::Error.
             match e.into_inner().map(|i| i.downcast::<ureq::Error>()) {
-                Some(Ok(u)) => self.transport_error(url, *u),
+                Some(Ok(u)) => self.transport_error(url, *u, true),
                 Some(Err(other)) => Error::refused(format!("{url}: reading the answer: {other}")),
                 None => Error::refused(format!("{url}: the answer was cut short")),
             }
@@ -195,13 +454,13 @@ impl Client {
 
     /// GET `url`: the body of a 2xx answer, else one error line.
     pub fn get(&self, url: &str) -> Result<Vec<u8>> {
-        Self::check_scheme(url)?;
+        Self::check_roots(url)?;
         self.body(url, self.agent.get(url).call())
     }
 
     /// POST `data` to `url`.
     pub fn post(&self, url: &str, data: &[u8]) -> Result<Vec<u8>> {
-        Self::check_scheme(url)?;
+        Self::check_roots(url)?;
         self.body(url, self.agent.post(url).send(data))
     }
 }
@@ -338,6 +597,17 @@ pub fn symbols(target: &Target, addrs: &[u64]) -> Result<BTreeMap<u64, String>> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn certificate_dates_and_names() {
+        assert_eq!(utc(0), "1970-01-01 00:00:00 UTC");
+        assert_eq!(utc(1_577_836_800), "2020-01-01 00:00:00 UTC");
+        assert_eq!(utc(951_782_400 + 3_661), "2000-02-29 01:01:01 UTC");
+        assert_eq!(utc(32_503_679_999), "2999-12-31 23:59:59 UTC");
+        assert_eq!(presented_name("DnsName(\"localhost\")"), "localhost");
+        assert_eq!(presented_name("IpAddress(127.0.0.1)"), "127.0.0.1");
+        assert_eq!(presented_name("odd"), "odd");
+    }
 
     #[test]
     fn targets_as_pprof_splits_them() {

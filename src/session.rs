@@ -177,6 +177,10 @@ pub struct Session {
     pub(crate) cache: Mutex<crate::view::Cache>,
     /// Address → its index in [`Session::addrs`], made when first asked for.
     ids: OnceLock<FxHashMap<u64, u32>>,
+    /// pprof's renaming of routines that share a short name, made when first asked for.
+    renames: OnceLock<crate::graph::Renames>,
+    /// Whether some frame is a `Callback::Run`, found when first asked for.
+    run_frames: OnceLock<bool>,
 }
 
 /// True for `http://`, `https://` and `host:port[/path]` arguments.
@@ -497,6 +501,8 @@ impl Session {
             cache_views: false,
             cache: Mutex::new(Default::default()),
             ids: OnceLock::new(),
+            renames: OnceLock::new(),
+            run_frames: OnceLock::new(),
         })
     }
 
@@ -563,6 +569,8 @@ impl Session {
             cache_views: self.cache_views,
             cache: Mutex::new(Default::default()),
             ids: OnceLock::new(),
+            renames: OnceLock::new(),
+            run_frames: OnceLock::new(),
         }
     }
 
@@ -580,6 +588,19 @@ impl Session {
             m.extend(self.addrs.iter().enumerate().map(|(i, &a)| (a, i as u32)));
             m
         })
+    }
+
+    /// pprof's renaming of routines that share a short name ([`crate::graph::renames`]).
+    pub fn renames(&self) -> &crate::graph::Renames {
+        self.renames
+            .get_or_init(|| crate::graph::renames(&self.symbols))
+    }
+
+    /// Whether some frame is a `Callback::Run` ([`crate::graph::has_run_frames`]).
+    pub fn run_frames(&self) -> bool {
+        *self
+            .run_frames
+            .get_or_init(|| crate::graph::has_run_frames(&self.symbols))
     }
 
     /// The first profile argument, whose kind, sampling and map the reports follow.

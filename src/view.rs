@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 use std::io::Write;
 use std::path::Path;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use regex::Regex;
 
@@ -148,6 +148,20 @@ pub(crate) struct Trimmed {
     notes: Vec<String>,
     /// `stacks` with address ids, made when a text report first asks.
     ids: OnceLock<graph::IdStacks>,
+    /// The report nodes of each of `ids`, per granularity, made when first asked for.
+    paths: Mutex<Vec<(Grain, Arc<graph::NodePaths>)>>,
+}
+
+impl Trimmed {
+    fn new(stacks: Stacks, total: f64, notes: Vec<String>) -> Trimmed {
+        Trimmed {
+            stacks,
+            total,
+            notes,
+            ids: OnceLock::new(),
+            paths: Mutex::new(Vec::new()),
+        }
+    }
 }
 
 /// What a [`Trimmed`] depends on.
@@ -365,9 +379,10 @@ impl View {
         }
         if matches!(self.mode, Mode::List | Mode::Disasm) {
             let disasm = self.mode == Mode::Disasm;
-            let trimmed = ctx.trim(merged(), &mut notes);
-            let total = trimmed.total();
-            let st = ctx.filtered(Cow::Owned(trimmed), &mut notes);
+            let merged = merged();
+            let total = merged.total();
+            let trimmed = ctx.trim(merged, &mut notes);
+            let st = ctx.filtered(Cow::Owned(trimmed));
             let st = ctx.command_filters(
                 &mut buf,
                 total,
@@ -456,12 +471,7 @@ impl View {
                     let total = st.total();
                     let stacks = ctx.trim(st, &mut notes);
                     notes.extend(graph::unnamed_share_note(&stacks, &s.symbols));
-                    let trimmed = Trimmed {
-                        stacks,
-                        total,
-                        notes: Vec::new(),
-                        ids: OnceLock::new(),
-                    };
+                    let trimmed = Trimmed::new(stacks, total, Vec::new());
                     let r = ctx.report(
                         &mut buf,
                         Start::of(&trimmed, None),
@@ -556,6 +566,8 @@ struct Start<'a> {
     stacks: &'a Stacks,
     /// Where the id form of `stacks` is kept.
     ids: &'a OnceLock<graph::IdStacks>,
+    /// Where their report nodes are kept, per granularity.
+    paths: &'a Mutex<Vec<(Grain, Arc<graph::NodePaths>)>>,
     /// `--flame --base`: the base's trimmed stacks, drawn beside the profile rather than
     /// subtracted.
     flame_base: Option<&'a Stacks>,
@@ -567,6 +579,7 @@ impl<'a> Start<'a> {
             total: t.total,
             stacks: &t.stacks,
             ids: &t.ids,
+            paths: &t.paths,
             flame_base: flame_base.map(|b| &b.stacks),
         }
     }
@@ -599,38 +612,70 @@ impl Ctx<'_> {
             Arc::new(None)
         };
         if let Some(t) = translation.as_ref() {
-            // The text table walks the stacks by address id, each address translated to
-            // its nodes once per granularity.
-            let mut ids = Cow::Borrowed(
-                start
-                    .ids
-                    .get_or_init(|| graph::IdStacks::of(start.stacks, self.session.address_ids())),
-            );
+            // The text table sums each stack's report nodes, found once per granularity
+            // from the stacks by address id and each address translated once.
+            let ids = start
+                .ids
+                .get_or_init(|| graph::IdStacks::of(start.stacks, self.session.address_ids()));
+            let grain = (self.gopts.granularity, self.gopts.show_addresses);
+            let paths = {
+                let found = start
+                    .paths
+                    .lock()
+                    .ok()
+                    .and_then(|p| p.iter().find(|(g, _)| *g == grain).map(|(_, p)| p.clone()));
+                match found {
+                    Some(p) => p,
+                    None => {
+                        let p = Arc::new(ids.paths(t));
+                        if let Ok(mut l) = start.paths.lock() {
+                            l.push((grain, p.clone()));
+                        }
+                        p
+                    }
+                }
+            };
+            // Which stacks --focus/--ignore (and a command's focus and ignore) keep.
+            let narrow = |keep: Option<Vec<bool>>, re: &Regex, want: bool| -> Option<Vec<bool>> {
+                let hits = ids.hits(&self.matches(re));
+                Some(match keep {
+                    None => hits.into_iter().map(|h| h == want).collect(),
+                    Some(mut k) => {
+                        for (k, h) in k.iter_mut().zip(hits) {
+                            *k &= h == want;
+                        }
+                        k
+                    }
+                })
+            };
+            let mut keep: Option<Vec<bool>> = None;
             if let Some(re) = self.focus {
-                ids = Cow::Owned(ids.filter(&self.matches(re), true));
+                keep = narrow(keep, re, true);
             }
             if let Some(re) = self.ignore {
-                ids = Cow::Owned(ids.filter(&self.matches(re), false));
+                keep = narrow(keep, re, false);
             }
             if self.cmd.is_none() {
                 text::write_total(out, total, topts.measure, thread).map_err(io_err)?;
             }
-            let ids = self.command_filters(
-                out,
-                total,
-                ids,
-                |ids, re, keep| Cow::Owned(ids.filter(&self.matches(re), keep)),
-                |ids| ids.iter().map(|(_, v)| v).sum(),
-            )?;
-            let reduced = ids.reduce(t);
+            let values = ids.values();
+            let keep = self.command_filters(out, total, keep, narrow, |keep| match keep {
+                None => values.iter().sum(),
+                Some(k) => values
+                    .iter()
+                    .zip(k)
+                    .filter(|(_, k)| **k)
+                    .map(|(v, _)| v)
+                    .sum(),
+            })?;
+            let reduced = paths.reduce(values, keep.as_deref());
             text::write_table(out, &reduced, symbols, topts).map_err(io_err)?;
             if self.view.exit_after {
                 std::mem::forget(reduced);
-                std::mem::forget(ids);
             }
             return Ok(());
         }
-        let st = self.filtered(Cow::Borrowed(start.stacks), notes);
+        let st = self.filtered(Cow::Borrowed(start.stacks));
         let st = self.command_filters(
             out,
             total,
@@ -646,7 +691,7 @@ impl Ctx<'_> {
                 collapsed::write(out, &st, symbols, w).map_err(io_err)?;
             }
             Mode::Flame => {
-                let base = flame_base.map(|b| self.filtered(Cow::Borrowed(b), &mut Vec::new()));
+                let base = flame_base.map(|b| self.filtered(Cow::Borrowed(b)));
                 let fo = self.flame_options(labels);
                 match flame::write(out, &st, base.as_deref(), symbols, w, &fo) {
                     Ok(()) => {}
@@ -769,12 +814,7 @@ impl Ctx<'_> {
             let mut notes = Vec::new();
             let stacks = self.trim(merged, &mut notes);
             notes.extend(graph::unnamed_share_note(&stacks, &s.symbols));
-            Trimmed {
-                stacks,
-                total,
-                notes,
-                ids: OnceLock::new(),
-            }
+            Trimmed::new(stacks, total, notes)
         };
         // The notes are said once: when the stacks are made (a session that keeps them, the
         // shell, says them at its first report, as pprof says them once).
@@ -800,7 +840,7 @@ impl Ctx<'_> {
     }
 
     /// pprof's `FocusProfile` and `IgnoreProfile` (`--focus`, `--ignore`).
-    fn filtered<'s>(&self, stacks: Cow<'s, Stacks>, _notes: &mut Vec<String>) -> Cow<'s, Stacks> {
+    fn filtered<'s>(&self, stacks: Cow<'s, Stacks>) -> Cow<'s, Stacks> {
         let symbols = &self.session.symbols;
         let mut st = stacks;
         if let Some(re) = self.focus {
@@ -856,7 +896,10 @@ impl Ctx<'_> {
     /// met in (see [`graph::translation`]).
     fn translation(&self) -> Arc<Option<graph::Translation>> {
         let s = self.session;
-        let make = || graph::translation(&s.addrs, &s.symbols, self.gopts);
+        let make = || {
+            (!s.run_frames())
+                .then(|| graph::translation(&s.addrs, &s.symbols, s.renames(), self.gopts))
+        };
         if s.cache_views {
             let key = (self.gopts.granularity, self.gopts.show_addresses);
             cached(s, |c| &mut c.translations, &key, make)
@@ -1022,7 +1065,7 @@ fn write_raw(out: &mut Vec<u8>, job: &RawJob<'_>, notes: &mut Vec<String>) -> Re
     raw::write_symbols(out, job.program, job.addrs, symbols, w).map_err(io_err)?;
     if main.kind == Kind::Cpu {
         let st = ctx.trim(job.merged.clone(), notes);
-        let st = ctx.filtered(Cow::Owned(st), notes);
+        let st = ctx.filtered(Cow::Owned(st));
         return raw::write_cpu(out, &st, main.period, w).map_err(io_err);
     }
     // Every record read, the base's negated, kept when its stack passes --focus/--ignore.

@@ -249,14 +249,18 @@ fn failures_are_one_clear_line() {
         &[],
         "/pprof/cmdline: HTTP 500",
     );
+    // https:// to this plain HTTP server, which waits for a request line that never comes:
+    // the connection's time runs out (tests/remote_https.rs has the HTTPS server, and servers
+    // that answer a handshake with HTTP or close the connection).
     fails(
         &s,
         &[
             "--text",
+            &bin,
             &format!("https://127.0.0.1:{}/pprof/heap", s.port),
         ],
-        &[],
-        "https is not supported",
+        &[("RPPROF_HTTP_TIMEOUT", "1")],
+        "within 1 s",
     );
     // A port nothing listens on (taken, then freed).
     let port = std::net::TcpListener::bind("127.0.0.1:0")

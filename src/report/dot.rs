@@ -87,7 +87,7 @@ fn label(name: &str) -> String {
 pub fn write(
     out: &mut dyn Write,
     reduced: &Reduced,
-    paths: &[(Vec<String>, f64)],
+    paths: &[(Vec<std::sync::Arc<str>>, f64)],
     overall_total: f64,
     o: &DotOptions,
     notes: &mut Vec<String>,
@@ -166,7 +166,7 @@ pub fn write(
         } else {
             8.0
         };
-        let key = reduced.nodes[i].key.as_str();
+        let key: &str = &reduced.nodes[i].key;
         node.insert(key, n + 1);
         let extra = if f != c {
             format!("\\rof {} ({})", m.unparse(c), percent(c, local_total))
@@ -200,7 +200,7 @@ pub fn write(
     let mut inline_dst: HashMap<usize, bool> = HashMap::new();
     for (path, v) in paths {
         for i in 1..path.len() {
-            let (src, dst) = (path[i].as_str(), path[i - 1].as_str());
+            let (src, dst): (&str, &str) = (&path[i], &path[i - 1]);
             if let (Some(&s), Some(&d)) = (node.get(src), node.get(dst)) {
                 *edges.entry((s, d)).or_insert(0.0) += v;
                 inline_dst

@@ -36,7 +36,7 @@ const RULE: &str = "-----------------------------------------------------+------
 /// profile's total (for the percentages). False when no node matches.
 pub fn write(
     out: &mut dyn Write,
-    paths: &[(Vec<String>, f64)],
+    paths: &[(Vec<std::sync::Arc<str>>, f64)],
     re: &Regex,
     measure: Measure,
     total: f64,
@@ -48,33 +48,31 @@ pub fn write(
         let mut seen_node: Vec<&str> = Vec::new();
         let mut seen_edge: Vec<(&str, &str, bool)> = Vec::new();
         for (i, name) in path.iter().enumerate() {
-            let m = *matched
-                .entry(name.as_str())
-                .or_insert_with(|| re.is_match(name));
+            let m = *matched.entry(&**name).or_insert_with(|| re.is_match(name));
             if !m {
                 continue;
             }
-            let e = entries.entry(name.as_str()).or_default();
+            let e = entries.entry(&**name).or_default();
             if i == 0 {
                 e.flat += v;
             }
-            if !seen_node.contains(&name.as_str()) {
+            if !seen_node.contains(&&**name) {
                 seen_node.push(name);
                 e.cum += v;
             }
             if let Some(caller) = path.get(i + 1) {
-                let k = (name.as_str(), caller.as_str(), true);
+                let k = (&**name, &**caller, true);
                 if !seen_edge.contains(&k) {
                     seen_edge.push(k);
-                    *e.callers.entry(caller.clone()).or_default() += v;
+                    *e.callers.entry(caller.to_string()).or_default() += v;
                 }
             }
             if i > 0 {
                 let callee = &path[i - 1];
-                let k = (name.as_str(), callee.as_str(), false);
+                let k = (&**name, &**callee, false);
                 if !seen_edge.contains(&k) {
                     seen_edge.push(k);
-                    *e.callees.entry(callee.clone()).or_default() += v;
+                    *e.callees.entry(callee.to_string()).or_default() += v;
                 }
             }
         }

@@ -56,14 +56,27 @@ pub fn write_table(
 ) -> io::Result<()> {
     let (flat, cum, seen) = reduced.flat_cum();
     let total: f64 = flat.iter().sum();
-    let sort_by = if o.cum { &cum } else { &flat };
+    let sort_by = if o.cum { cum } else { flat };
     let mut order: Vec<usize> = (0..reduced.nodes.len()).filter(|&i| seen[i]).collect();
-    order.sort_by(|&a, &b| {
+    // By value, then by name (node names are unique: the order is total).
+    let by_value = |&a: &usize, &b: &usize| {
         sort_by[b]
             .partial_cmp(&sort_by[a])
             .unwrap_or(std::cmp::Ordering::Equal)
             .then_with(|| reduced.nodes[a].key.cmp(&reduced.nodes[b].key))
-    });
+    };
+    // With a line limit (the shell's top), only the first lines are put in order.
+    if let Some(l) = o.limit
+        && l < order.len()
+    {
+        if l == 0 {
+            order.clear();
+        } else {
+            order.select_nth_unstable_by(l - 1, by_value);
+            order.truncate(l);
+        }
+    }
+    order.sort_by(by_value);
     let mut running = 0.0;
     // The lines are put together by hand: the formatting machinery costs more than the rest
     // of the report on a profile of many functions.

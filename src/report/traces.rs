@@ -113,14 +113,15 @@ pub fn go_label(value: i64, unit: GoUnit) -> String {
 /// Writes the traces of `paths` (each stack's frame names, innermost first, and its value).
 pub fn write(
     out: &mut dyn Write,
-    paths: &[(Vec<String>, f64)],
+    paths: &[(Vec<std::sync::Arc<str>>, f64)],
     o: &TracesOptions,
 ) -> io::Result<()> {
     if let Some(f) = &o.file {
         writeln!(out, "File: {f}")?;
     }
     writeln!(out, "Type: {}", o.type_name)?;
-    let mut order: Vec<&(Vec<String>, f64)> = paths.iter().filter(|p| !p.0.is_empty()).collect();
+    let mut order: Vec<&(Vec<std::sync::Arc<str>>, f64)> =
+        paths.iter().filter(|p| !p.0.is_empty()).collect();
     order.sort_by(|a, b| {
         b.1.abs()
             .partial_cmp(&a.1.abs())

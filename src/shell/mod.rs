@@ -106,7 +106,17 @@ impl Shell {
         let _ = writeln!(err, "Welcome to {}!  For help, type 'help'.", self.name);
         let prompt = self.prompt();
         while let Some(line) = input.read_line(&prompt, err) {
-            if !self.execute(&line, out, err)? {
+            let start = std::time::Instant::now();
+            let go_on = self.execute(&line, out, err)?;
+            if self.opts.debug {
+                let _ = writeln!(
+                    err,
+                    "rpprof: command {:?}: {:.4} s",
+                    line.trim(),
+                    start.elapsed().as_secs_f64()
+                );
+            }
+            if !go_on {
                 return Ok(());
             }
         }
