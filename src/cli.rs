@@ -11,7 +11,7 @@ use clap::{Arg, ArgAction, CommandFactory, Parser};
 use crate::error::{Error, Result};
 use crate::graph::Granularity;
 use crate::pipeline::{CallGraph, ContentionValue, HeapValue, Options};
-use crate::report::Mode;
+use crate::report::{Mode, TrendFormat};
 
 /// rpprof: a fast, in-process replacement for gperftools' pprof (google-pprof) and jemalloc's
 /// jeprof. It reads tcmalloc and jemalloc heap profiles, growth, CPU and contention profiles,
@@ -111,6 +111,17 @@ pub struct Args {
     /// Callers and callees of the functions matching <regexp>, as Go pprof -peek
     #[arg(long, value_name = "regexp", help_heading = "Output type")]
     pub peek: Option<String>,
+    /// Leak trend of a series of three or more heap dumps: per site its value in each dump,
+    /// slope, trend test and class (growing, saturating, shrinking, steady, new, gone), as a
+    /// table with sparklines; with --csv, --json or --svg (a chart) instead (rpprof)
+    #[arg(long, help_heading = "Output type")]
+    pub trend: bool,
+    /// With --trend: CSV, one row per site, one column per dump (raw bytes or objects)
+    #[arg(long, help_heading = "Output type")]
+    pub csv: bool,
+    /// With --trend: JSON
+    #[arg(long, help_heading = "Output type")]
+    pub json: bool,
 
     // ---- Granularity
     /// Report at function level [default]
@@ -489,6 +500,9 @@ impl Args {
 
     /// The output mode, or the error pprof gives for more than one.
     fn mode(&self) -> Result<Mode> {
+        if self.trend || self.csv || self.json {
+            return self.trend_mode();
+        }
         let modes = [
             (self.text, Mode::Text),
             (self.callgrind, Mode::Callgrind),
@@ -516,6 +530,52 @@ impl Args {
             0 => Ok(Mode::Text),
             1 => Ok(on[0]),
             _ => Err(Error::usage("Only specify one output mode")),
+        }
+    }
+
+    /// `--trend` and its format: `--text` (the default), `--csv`, `--json` or `--svg`.
+    fn trend_mode(&self) -> Result<Mode> {
+        if !self.trend {
+            return Err(Error::usage("--csv and --json are formats of --trend"));
+        }
+        let formats = [
+            (self.text, TrendFormat::Text),
+            (self.csv, TrendFormat::Csv),
+            (self.json, TrendFormat::Json),
+            (self.svg, TrendFormat::Svg),
+        ];
+        let others = [
+            self.callgrind,
+            self.list.is_some(),
+            self.disasm.is_some(),
+            self.symbols,
+            self.gv,
+            self.evince,
+            self.web,
+            self.dot,
+            self.ps,
+            self.pdf,
+            self.gif,
+            self.raw,
+            self.collapsed,
+            self.interactive,
+            self.flame,
+            self.proto,
+            self.traces,
+            self.peek.is_some(),
+        ];
+        if others.iter().any(|&o| o) {
+            return Err(Error::usage(
+                "Only specify one output mode (--trend prints text, or --csv, --json or --svg)",
+            ));
+        }
+        let on: Vec<TrendFormat> = formats.iter().filter(|f| f.0).map(|f| f.1).collect();
+        match on.len() {
+            0 => Ok(Mode::Trend(TrendFormat::Text)),
+            1 => Ok(Mode::Trend(on[0])),
+            _ => Err(Error::usage(
+                "Only specify one format for --trend (--text, --csv, --json or --svg)",
+            )),
         }
     }
 

@@ -409,6 +409,14 @@ pub fn remove_uninteresting(
     notes: &mut Vec<String>,
 ) -> Stacks {
     let (stacks, trim) = uninteresting(stacks, symbols, kind, opts, notes);
+    remove_frames(stacks, &trim, symbols, opts)
+}
+
+/// The second part of [`remove_uninteresting`]: drops the frames at `trim`'s addresses
+/// (the second CPU frames are already gone), then applies jeprof's `--retain` and
+/// `--exclude`. For heap profiles, whose [`Trim`] does not depend on the stacks, one `trim`
+/// serves every profile of a session.
+pub fn remove_frames(stacks: Stacks, trim: &Trim, symbols: &SymbolTable, opts: &Options) -> Stacks {
     let frames_filter = opts.jeprof && (opts.retain.is_some() || opts.exclude.is_some());
     if trim.skipped.is_empty()
         || !stacks
@@ -921,6 +929,13 @@ pub struct Translation {
     items: Vec<Item>,
 }
 
+impl Translation {
+    /// The report nodes, by id.
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+}
+
 /// The [`Translation`] of `addrs` (sorted and unique: an address's id is its index); not for
 /// names that hold `Callback::Run` frames ([`has_run_frames`]). Many addresses are
 /// translated in two halves on two cores.
@@ -1125,6 +1140,20 @@ impl NodePaths {
             lo = hi;
         }
         out
+    }
+
+    /// Calls `f` with the path of nodes (ids into [`Translation::nodes`], leaf first, each
+    /// node once: what [`NodePaths::reduce`] sums) and the value (`values`, in the order of
+    /// the stacks) of each stack that `keep` keeps (all when `None`), in order.
+    pub fn walk(&self, values: &[f64], keep: Option<&[bool]>, mut f: impl FnMut(&[u32], f64)) {
+        let mut lo = 0usize;
+        for (s, &hi) in self.ends.iter().enumerate() {
+            let hi = hi as usize;
+            if keep.is_none_or(|k| k[s]) {
+                f(&self.ids[lo..hi], values[s]);
+            }
+            lo = hi;
+        }
     }
 }
 

@@ -50,5 +50,6 @@ pub mod report;
 pub mod session;
 pub mod shell;
 pub mod symbolize;
+pub mod trend;
 pub mod units;
 pub mod view;

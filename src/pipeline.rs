@@ -191,10 +191,66 @@ pub fn run_with_input(
         let mut shell = Shell::new(Session::load(&opts.load_options(), err)?, opts);
         return shell.run(&mut Plain(input), out, err);
     }
-    let session = Session::load(&opts.load_options(), err)?;
+    let trend = matches!(opts.mode, Mode::Trend(_));
+    let mut session = if trend {
+        // What the readers say about each dump ("Adjusting heap profiles for 1-in-8192
+        // sampling rate") is said once for the series.
+        Session::load(&opts.load_options(), &mut Once::new(err))?
+    } else {
+        Session::load(&opts.load_options(), err)?
+    };
+    // A trend renders a table per dump from the one session.
+    session.cache_views = trend;
     let r = view.render(&session, out, err);
     if opts.exit_after {
         std::mem::forget(session);
     }
     r
+}
+
+/// A message stream that lets each line through once.
+struct Once<'a> {
+    inner: &'a mut dyn Write,
+    seen: std::collections::HashSet<Vec<u8>>,
+    line: Vec<u8>,
+}
+
+impl<'a> Once<'a> {
+    fn new(inner: &'a mut dyn Write) -> Once<'a> {
+        Once {
+            inner,
+            seen: Default::default(),
+            line: Vec::new(),
+        }
+    }
+}
+
+impl Write for Once<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        for &b in buf {
+            self.line.push(b);
+            if b == b'\n' {
+                let line = std::mem::take(&mut self.line);
+                if !self.seen.contains(&line) {
+                    self.inner.write_all(&line)?;
+                    self.seen.insert(line);
+                }
+            }
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if !self.line.is_empty() {
+            let line = std::mem::take(&mut self.line);
+            self.inner.write_all(&line)?;
+        }
+        self.inner.flush()
+    }
+}
+
+impl Drop for Once<'_> {
+    fn drop(&mut self) {
+        let _ = self.flush();
+    }
 }

@@ -300,7 +300,7 @@ fn classify(arg: &str, n_args: usize) -> Result<First> {
 }
 
 /// The program named by a memory map: the first absolute path that is not a library.
-fn program_from_map(p: &Profile) -> Option<PathBuf> {
+pub(crate) fn program_from_map(p: &Profile) -> Option<PathBuf> {
     p.mappings
         .iter()
         .filter(|m| m.path.starts_with('/'))

@@ -11,15 +11,18 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use regex::Regex;
+use rustc_hash::FxHashMap;
 
 use crate::error::{Error, Result};
 use crate::graph::{self, Granularity, Stacks};
 use crate::profile::{self, Kind};
 use crate::report::{
-    Mode, callgrind, collapsed, disasm, dot, flame, graphviz, list, peek, proto, raw, text, traces,
+    self as report, Mode, callgrind, collapsed, disasm, dot, flame, graphviz, list, peek, proto,
+    raw, text, traces,
 };
 use crate::session::{Loaded, Session, UNKNOWN_BINARY, Value, file_name, io_err};
 use crate::symbolize::local::Local;
+use crate::trend::{self, Trend};
 use crate::units::Measure;
 
 /// The call graph options: `--nodecount`, `--nodefraction`, `--edgefraction`,
@@ -279,10 +282,35 @@ impl View {
         self.value.index(s.kind())
     }
 
+    /// The aggregation options of this view, for addresses of `w` hex digits.
+    fn graph_options(&self, s: &Session, w: usize) -> Result<graph::Options> {
+        Ok(graph::Options {
+            granularity: self.granularity,
+            keep_templates: s.opts.keep_templates,
+            show_addresses: self.show_addresses,
+            no_auto_signal_frames: self.no_auto_signal_frames,
+            jeprof: s.jeprof(),
+            address_width: w,
+            retain: compile(&self.retain, "retain")?,
+            exclude: compile(&self.exclude, "exclude")?,
+            hide: compile(&self.hide, "hide")?,
+            show: compile(&self.show, "show")?,
+        })
+    }
+
     /// Renders the report: to `out`, messages to `err`. On an error nothing is written to
     /// `out`.
     pub fn render(&self, s: &Session, out: &mut dyn Write, err: &mut dyn Write) -> Result<()> {
         self.check()?;
+        if let Mode::Trend(format) = self.mode {
+            let mut timer = crate::session::Timer::new(s.opts.debug);
+            let mut notes = Vec::new();
+            let t = flush_on_error(self.trend(s, &mut notes), &notes, err)?;
+            let mut buf = Vec::new();
+            report::trend::write(&mut buf, &t, format).map_err(io_err)?;
+            timer.stage(err, "trend");
+            return finish(&buf, &notes, &[], out, err);
+        }
         let profiles = self.profile_indices(s);
         let base = self.base_index(s);
         let base_index = base;
@@ -308,18 +336,7 @@ impl View {
         let w = main.address_width;
         let measure = Measure::of(kind, index, self.show_bytes);
 
-        let gopts = graph::Options {
-            granularity: self.granularity,
-            keep_templates: s.opts.keep_templates,
-            show_addresses: self.show_addresses,
-            no_auto_signal_frames: self.no_auto_signal_frames,
-            jeprof,
-            address_width: w,
-            retain: compile(&self.retain, "retain")?,
-            exclude: compile(&self.exclude, "exclude")?,
-            hide: compile(&self.hide, "hide")?,
-            show: compile(&self.show, "show")?,
-        };
+        let gopts = self.graph_options(s, w)?;
         let focus = compile(&self.focus, "focus")?;
         let ignore = compile(&self.ignore, "ignore")?;
         let cmd = match &self.command {
@@ -895,28 +912,12 @@ impl Ctx<'_> {
     /// when the session keeps a cache); `None` where nodes depend on the order stacks are
     /// met in (see [`graph::translation`]).
     fn translation(&self) -> Arc<Option<graph::Translation>> {
-        let s = self.session;
-        let make = || {
-            (!s.run_frames())
-                .then(|| graph::translation(&s.addrs, &s.symbols, s.renames(), self.gopts))
-        };
-        if s.cache_views {
-            let key = (self.gopts.granularity, self.gopts.show_addresses);
-            cached(s, |c| &mut c.translations, &key, make)
-        } else {
-            Arc::new(make())
-        }
+        translation_of(self.session, self.gopts)
     }
 
     /// Which of the session's addresses match `re` (kept when the session keeps a cache).
     fn matches(&self, re: &Regex) -> Arc<Vec<bool>> {
-        let s = self.session;
-        let make = || graph::matches(&s.addrs, &s.symbols, re, self.gopts);
-        if s.cache_views {
-            cached(s, |c| &mut c.matches, &re.as_str().to_string(), make)
-        } else {
-            Arc::new(make())
-        }
+        matches_of(self.session, re, self.gopts)
     }
 
     /// The title and labels of `--flame`.
@@ -1014,6 +1015,299 @@ impl Ctx<'_> {
     }
 }
 
+/// The sites of a trend: each a path of node ids (one id, or a whole stack), its values
+/// per dump.
+struct Sites {
+    dumps: usize,
+    index: FxHashMap<Vec<u32>, usize>,
+    keys: Vec<Vec<u32>>,
+    values: Vec<Vec<f64>>,
+}
+
+impl Sites {
+    fn add(&mut self, key: &[u32], dump: usize, v: f64) {
+        let i = match self.index.get(key) {
+            Some(&i) => i,
+            None => {
+                let i = self.keys.len();
+                self.index.insert(key.to_vec(), i);
+                self.keys.push(key.to_vec());
+                self.values.push(vec![0.0; self.dumps]);
+                i
+            }
+        };
+        self.values[i][dump] += v;
+    }
+
+    /// Adds one stack's path of nodes: to its leaf (flat values), to every node on it
+    /// (`cum`), or to the whole path (`stacks`).
+    fn add_path(&mut self, path: &[u32], dump: usize, v: f64, cum: bool, stacks: bool) {
+        if path.is_empty() {
+            return;
+        }
+        if stacks {
+            self.add(path, dump, v);
+        } else if cum {
+            for id in path {
+                self.add(std::slice::from_ref(id), dump, v);
+            }
+        } else {
+            self.add(&path[..1], dump, v);
+        }
+    }
+}
+
+impl View {
+    /// The trend of the session's dumps (`--trend`), as plain data: the series put in order,
+    /// the whole heap and every site (at the view's granularity and value; whole stacks with
+    /// [`View::stacks`]; `--focus`, `--ignore`, `--nodecount` applied) with its value in each
+    /// dump, statistics and class. The profiles are the view's (every profile argument by
+    /// default); messages go to `notes`. Each site's change is what the view with the last
+    /// dump and the first as its base reports for it ([`Trend::last_against_first`]).
+    pub fn trend(&self, s: &Session, notes: &mut Vec<String>) -> Result<Trend> {
+        self.check()?;
+        if self.base_index(s).is_some() {
+            return Err(Error::usage(
+                "--trend takes no --base: the first dump of the series is its base (each site's change is what --base=<first> <last> reports)",
+            ));
+        }
+        if self.thread.is_some() {
+            return Err(Error::usage("--thread does not go with --trend"));
+        }
+        let given: Vec<usize> = match &self.profiles {
+            Some(p) if !p.is_empty() => p.clone(),
+            _ => (0..s.profiles.len() - usize::from(s.base.is_some())).collect(),
+        };
+        if let Some(&i) = given.iter().find(|&&i| i >= s.profiles.len()) {
+            return Err(Error::usage(format!("no profile number {i}")));
+        }
+        if given.len() < 3 {
+            return Err(Error::usage(format!(
+                "--trend needs a series of at least three dumps ({} given); to compare two, use --base=<older> <newer>",
+                given.len()
+            )));
+        }
+        for &i in &given {
+            let p = &s.profiles[i];
+            if !matches!(p.profile.kind, Kind::Heap | Kind::Growth) {
+                return Err(Error::refused(format!(
+                    "--trend follows heap dumps (heap or growth profiles): this is a {} profile",
+                    p.profile.kind.name()
+                ))
+                .in_file(&p.path));
+            }
+        }
+        // One file twice (a shell pattern and a name, say) would count its dump twice.
+        let mut seen: Vec<(std::path::PathBuf, usize)> = Vec::with_capacity(given.len());
+        for &i in &given {
+            let path = &s.profiles[i].path;
+            let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+            if let Some((_, j)) = seen.iter().find(|(p, _)| *p == real) {
+                return Err(Error::refused(format!(
+                    "given twice in the series (as {} too)",
+                    s.profiles[*j].path.display()
+                ))
+                .in_file(path));
+            }
+            seen.push((real, i));
+        }
+        for &i in &given[1..] {
+            s.check_pair(given[0], i, false, self.value)?;
+        }
+        let files: Vec<trend::DumpFile> = given
+            .iter()
+            .map(|&i| {
+                let path = &s.profiles[i].path;
+                trend::DumpFile {
+                    name: file_name(path),
+                    mtime: std::fs::metadata(path)
+                        .and_then(|m| m.modified())
+                        .ok()
+                        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                        .map(|d| d.as_secs_f64()),
+                }
+            })
+            .collect();
+        let order = trend::order(&files);
+        if let Some(why) = &order.fallback {
+            notes.push(format!(
+                "Note: --trend put the dumps in the order of {}: {why}",
+                order.by.describe()
+            ));
+        }
+        let series: Vec<usize> = order.order.iter().map(|&j| given[j]).collect();
+        let first = &s.profiles[series[0]];
+        for &i in &series[1..] {
+            let p = &s.profiles[i];
+            if let Err(why) = trend::same_process(&first.profile, &p.profile) {
+                return Err(Error::refused(format!(
+                    "{why}; the series starts with {}",
+                    first.path.display()
+                ))
+                .in_file(&p.path));
+            }
+        }
+        let hours = trend::hours(&files, &order.order);
+        let main = &first.profile;
+        let kind = main.kind;
+        let index = self.value.index(kind);
+        let gopts = self.graph_options(s, main.address_width)?;
+        let focus = compile(&self.focus, "focus")?;
+        let ignore = compile(&self.ignore, "ignore")?;
+        let n = series.len();
+        let mut totals = vec![0.0; n];
+        let mut sites = Sites {
+            dumps: n,
+            index: FxHashMap::default(),
+            keys: Vec::new(),
+            values: Vec::new(),
+        };
+        // Every address named once, translated once (the fast path of --text); without a
+        // translation (names whose nodes depend on the order stacks are met in), or with
+        // Go pprof's hide/show, each dump's stacks are translated by name.
+        let translation = if gopts.show.is_none() && gopts.hide.is_none() {
+            translation_of(s, &gopts)
+        } else {
+            Arc::new(None)
+        };
+        let hits = |re: &Option<Regex>| re.as_ref().map(|re| matches_of(s, re, &gopts));
+        let (focus_hits, ignore_hits) = (hits(&focus), hits(&ignore));
+        let mut names: FxHashMap<Arc<str>, u32> = FxHashMap::default();
+        let mut said: Vec<String> = Vec::new();
+        // The frames to remove (allocator, profiler) depend only on the names of a heap
+        // profile's addresses: found once for the series.
+        let (_, trim) =
+            graph::uninteresting(Stacks::default(), &s.symbols, kind, &gopts, &mut said);
+        for (d, &i) in series.iter().enumerate() {
+            let st = stacks_of(&s.profiles[i].profile.samples, index);
+            totals[d] = st.total();
+            let mut dnotes = Vec::new();
+            let st = graph::remove_frames(st, &trim, &s.symbols, &gopts);
+            dnotes.extend(graph::unnamed_share_note(&st, &s.symbols));
+            for note in dnotes {
+                if !said.contains(&note) {
+                    said.push(note);
+                }
+            }
+            if let Some(t) = translation.as_ref() {
+                let ids = graph::IdStacks::of(&st, s.address_ids());
+                let mut keep: Option<Vec<bool>> = None;
+                for (hits, want) in [(&focus_hits, true), (&ignore_hits, false)] {
+                    if let Some(h) = hits {
+                        let k = keep.get_or_insert_with(|| vec![true; ids.values().len()]);
+                        for (k, h) in k.iter_mut().zip(ids.hits(h)) {
+                            *k &= h == want;
+                        }
+                    }
+                }
+                ids.paths(t).walk(ids.values(), keep.as_deref(), |path, v| {
+                    sites.add_path(path, d, v, self.cum, self.stacks)
+                });
+                continue;
+            }
+            let mut st = Cow::Owned(st);
+            if let Some(re) = &focus {
+                st = Cow::Owned(graph::filter(st, &s.symbols, re, true, &gopts));
+            }
+            if let Some(re) = &ignore {
+                st = Cow::Owned(graph::filter(st, &s.symbols, re, false, &gopts));
+            }
+            let st = graph::hide_show(st, &s.symbols, &gopts);
+            let mut path: Vec<u32> = Vec::new();
+            for (keys, v) in graph::translate_stacks(&st, &s.symbols, &gopts) {
+                path.clear();
+                for k in keys {
+                    let next = names.len() as u32;
+                    let id = *names.entry(k).or_insert(next);
+                    if !path.contains(&id) {
+                        path.push(id);
+                    }
+                }
+                sites.add_path(&path, d, v, self.cum, self.stacks);
+            }
+        }
+        notes.extend(said);
+        // The names of the sites.
+        let node_names: Vec<String> = match translation.as_ref() {
+            Some(t) => t
+                .nodes()
+                .iter()
+                .map(|node| text::node_name(node, &s.symbols, self.granularity))
+                .collect(),
+            None => {
+                let mut v = vec![String::new(); names.len()];
+                for (k, id) in names {
+                    v[id as usize] = k.to_string();
+                }
+                v
+            }
+        };
+        let named: Vec<(String, Vec<f64>)> = sites
+            .keys
+            .iter()
+            .zip(sites.values)
+            .map(|(key, values)| {
+                let name: Vec<&str> = key
+                    .iter()
+                    .map(|&id| node_names[id as usize].as_str())
+                    .collect();
+                (name.join(" < "), values)
+            })
+            .collect();
+        let limit = usize::try_from(self.graph.nodecount).ok();
+        let h = hours.as_deref().ok();
+        let (rows, omitted) = trend::rows(named, h, limit);
+        let dumps = series
+            .iter()
+            .zip(&order.order)
+            .map(|(&i, &j)| trend::Dump {
+                path: s.profiles[i].path.clone(),
+                profile: i,
+                seq: order.seq[j],
+                mtime: files[j].mtime,
+            })
+            .collect();
+        Ok(Trend {
+            program: s.program_name.clone(),
+            dumps,
+            ordered_by: order.by,
+            order_note: order.fallback,
+            value: main.sample_types.get(index).map_or("?", |t| t.name),
+            measure: Measure::of(kind, index, self.show_bytes),
+            granularity: self.granularity,
+            stacks: self.stacks,
+            cum: self.cum && !self.stacks,
+            total: trend::Row::new("(total)".to_string(), totals, h),
+            hours,
+            rows,
+            omitted,
+        })
+    }
+}
+
+/// The session's addresses translated to report nodes for `gopts` (kept when the session
+/// keeps a cache); see [`graph::translation`].
+fn translation_of(s: &Session, gopts: &graph::Options) -> Arc<Option<graph::Translation>> {
+    let make =
+        || (!s.run_frames()).then(|| graph::translation(&s.addrs, &s.symbols, s.renames(), gopts));
+    if s.cache_views {
+        let key = (gopts.granularity, gopts.show_addresses);
+        cached(s, |c| &mut c.translations, &key, make)
+    } else {
+        Arc::new(make())
+    }
+}
+
+/// Which of the session's addresses match `re` (kept when the session keeps a cache).
+fn matches_of(s: &Session, re: &Regex, gopts: &graph::Options) -> Arc<Vec<bool>> {
+    let make = || graph::matches(&s.addrs, &s.symbols, re, gopts);
+    if s.cache_views {
+        cached(s, |c| &mut c.matches, &re.as_str().to_string(), make)
+    } else {
+        Arc::new(make())
+    }
+}
+
 /// What a report line stands for at granularity `g`.
 fn node_word(g: Granularity) -> &'static str {
     match g {
@@ -1037,7 +1331,7 @@ struct Labels<'a> {
 }
 
 /// On an error, the messages gathered so far are printed first.
-fn flush_on_error(r: Result<()>, notes: &[String], err: &mut dyn Write) -> Result<()> {
+fn flush_on_error<T>(r: Result<T>, notes: &[String], err: &mut dyn Write) -> Result<T> {
     if r.is_err() {
         for n in notes {
             let _ = writeln!(err, "{n}");

@@ -13,6 +13,7 @@ pub mod raw;
 pub mod symbols;
 pub mod text;
 pub mod traces;
+pub mod trend;
 
 /// The output modes of pprof (and rpprof's additions).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -58,6 +59,22 @@ pub enum Mode {
     Traces,
     /// `--peek=<regexp>` (Go pprof's).
     Peek,
+    /// `--trend` (rpprof): the leak trend of a series of dumps, in one of its formats.
+    Trend(TrendFormat),
+}
+
+/// The formats of `--trend`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TrendFormat {
+    /// A table with a sparkline per site (`--trend`, `--trend --text`).
+    #[default]
+    Text,
+    /// `--trend --csv`.
+    Csv,
+    /// `--trend --json`.
+    Json,
+    /// `--trend --svg`: a chart of the total and the top sites.
+    Svg,
 }
 
 impl Mode {
@@ -84,6 +101,7 @@ impl Mode {
             Mode::Proto => "--proto",
             Mode::Traces => "--traces",
             Mode::Peek => "--peek",
+            Mode::Trend(_) => "--trend",
         }
     }
 }

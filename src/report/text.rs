@@ -4,7 +4,7 @@
 
 use std::io::{self, Write};
 
-use crate::graph::{Granularity, Reduced, Stacks, addr_key};
+use crate::graph::{Granularity, Node, Reduced, Stacks, addr_key};
 use crate::symbolize::SymbolTable;
 use crate::units::{Measure, perl_int, perl_num, push_percent, push_right};
 
@@ -104,26 +104,39 @@ pub fn write_table(
             push_right(&mut line, width, &field);
             line.push(b' ');
         }
-        match node
-            .addr
-            .and_then(|a| symbols.get(a))
-            .and_then(|f| f.first())
-        {
-            Some(first) => {
-                if o.granularity == Granularity::Addresses {
-                    line.extend_from_slice(node.key.as_bytes());
-                    line.push(b' ');
-                }
-                line.extend_from_slice(first.short.as_bytes());
-                line.push(b' ');
-                line.extend_from_slice(first.fileline.as_bytes());
-            }
-            None => line.extend_from_slice(node.key.as_bytes()),
-        }
+        push_node_name(&mut line, node, symbols, o.granularity);
         line.push(b'\n');
         out.write_all(&line)?;
     }
     Ok(())
+}
+
+/// Appends the name a report line gives `node`: its key, or, for a node named after an
+/// address that has a name, that name and place (after the address at `--addresses`).
+pub fn push_node_name(line: &mut Vec<u8>, node: &Node, symbols: &SymbolTable, g: Granularity) {
+    match node
+        .addr
+        .and_then(|a| symbols.get(a))
+        .and_then(|f| f.first())
+    {
+        Some(first) => {
+            if g == Granularity::Addresses {
+                line.extend_from_slice(node.key.as_bytes());
+                line.push(b' ');
+            }
+            line.extend_from_slice(first.short.as_bytes());
+            line.push(b' ');
+            line.extend_from_slice(first.fileline.as_bytes());
+        }
+        None => line.extend_from_slice(node.key.as_bytes()),
+    }
+}
+
+/// [`push_node_name`], as a string.
+pub fn node_name(node: &Node, symbols: &SymbolTable, g: Granularity) -> String {
+    let mut b = Vec::new();
+    push_node_name(&mut b, node, symbols, g);
+    String::from_utf8_lossy(&b).into_owned()
 }
 
 /// pprof's `ExtractSymbolLocation`: `file:line:function` of an address's outer frame.
