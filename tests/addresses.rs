@@ -39,12 +39,22 @@ fn recorded() -> Answers {
 
 /// rpprof's answers for the recorded addresses of every file, asked in the recorded order.
 fn answers(binutils_inline_names: bool) -> Answers {
+    answers_with(binutils_inline_names, false)
+}
+
+/// [`answers`]; with `only_asked`, each file's DWARF keeps only what answers the addresses
+/// asked (as the symbolizer loads it).
+fn answers_with(binutils_inline_names: bool, only_asked: bool) -> Answers {
     let mut out = Answers::new();
     for (file, rows) in recorded() {
         let path = common::root().join("testdata").join(&file);
         let elf = Elf::open(Path::new(&path)).expect("open testdata ELF file");
         let mut warnings = Vec::new();
-        let dw = dwarf::load(&elf, binutils_inline_names, &mut warnings);
+        let mut asked: Vec<u64> = rows.iter().map(|r| r.0).collect();
+        asked.sort_unstable();
+        asked.dedup();
+        let wanted = only_asked.then(|| std::sync::Arc::from(asked));
+        let dw = dwarf::load_for(&elf, binutils_inline_names, wanted, &mut warnings);
         let a2l = Addr2Line::new(&elf, dw.as_deref());
         let got = rows
             .iter()
@@ -83,6 +93,20 @@ fn every_recorded_address_as_binutils_answers_it() {
     }
     assert!(compared > 300, "only {compared} addresses recorded");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// DWARF read for the asked addresses only (line rows and functions that answer them) gives
+/// the same answers as DWARF read whole, in both naming modes.
+#[test]
+fn dwarf_read_for_the_asked_addresses_answers_the_same() {
+    for binutils in [true, false] {
+        let whole = answers_with(binutils, false);
+        let only = answers_with(binutils, true);
+        assert_eq!(whole.len(), only.len());
+        for (file, rows) in &whole {
+            assert_eq!(rows, &only[file], "{file}, binutils names: {binutils}");
+        }
+    }
 }
 
 /// By default, inlined functions are named after themselves; everything else — the number of

@@ -164,8 +164,8 @@ pub(crate) fn parse_stack(text: &[u8], path: &Path, line: usize, adjust: bool) -
 
 /// A count; negative ones, and ones with decimals, come from rpprof's `--raw` of profiles
 /// added or subtracted.
-fn count(m: Option<regex::bytes::Match<'_>>, path: &Path, line: &Line<'_>) -> Result<f64> {
-    m.and_then(|m| match m.as_bytes() {
+fn count(m: Option<&[u8]>, path: &Path, line: &Line<'_>) -> Result<f64> {
+    m.and_then(|m| match m {
         b if b.contains(&b'.') => std::str::from_utf8(b).ok()?.parse::<f64>().ok(),
         b @ [b'-', ..] => lines::parse_i64(b).map(|v| v as f64),
         b => lines::parse_u64(b).map(|v| v as f64),
@@ -177,6 +177,94 @@ fn count(m: Option<regex::bytes::Match<'_>>, path: &Path, line: &Line<'_>) -> Re
             format!("count out of range in {:?}", lines::shorten(line.text, 60)),
         )
     })
+}
+
+/// The five groups [`sample_re`] captures in `t`, read without the regex when `t` is plain
+/// ASCII numbers and spaces (every real profile); `None` when this fast reading does not
+/// apply, and the regex decides.
+fn sample_fields(t: &[u8]) -> Option<[Option<&[u8]>; 5]> {
+    let mut i = 0;
+    let space = |t: &[u8], i: &mut usize| {
+        let start = *i;
+        while t.get(*i).is_some_and(|b| b" \t\n\x0b\x0c\r".contains(b)) {
+            *i += 1;
+        }
+        *i > start
+    };
+    // `-?\d+(?:\.\d+)?` in ASCII digits.
+    let number = |t: &[u8], i: &mut usize| -> Option<(usize, usize)> {
+        let start = *i;
+        if t.get(*i) == Some(&b'-') {
+            *i += 1;
+        }
+        let digits = |t: &[u8], i: &mut usize| {
+            let s = *i;
+            while t.get(*i).is_some_and(u8::is_ascii_digit) {
+                *i += 1;
+            }
+            *i > s
+        };
+        if !digits(t, i) {
+            return None;
+        }
+        if t.get(*i) == Some(&b'.') {
+            *i += 1;
+            if !digits(t, i) {
+                return None;
+            }
+        }
+        Some((start, *i))
+    };
+    let expect = |t: &[u8], i: &mut usize, c: u8| {
+        let ok = t.get(*i) == Some(&c);
+        *i += usize::from(ok);
+        ok
+    };
+    let n1 = number(t, &mut i)?;
+    if !expect(t, &mut i, b':') {
+        return None;
+    }
+    space(t, &mut i);
+    let s1 = number(t, &mut i)?;
+    if !space(t, &mut i) || !expect(t, &mut i, b'[') {
+        return None;
+    }
+    space(t, &mut i);
+    let n2 = number(t, &mut i)?;
+    if !expect(t, &mut i, b':') {
+        return None;
+    }
+    space(t, &mut i);
+    let s2 = number(t, &mut i)?;
+    space(t, &mut i);
+    if !expect(t, &mut i, b']') {
+        return None;
+    }
+    space(t, &mut i);
+    if !expect(t, &mut i, b'@') {
+        return None;
+    }
+    // `(?:\s+(.*))?$`: nothing, or spaces and then any text without a line end (`.` matches
+    // only valid UTF-8).
+    let stack = if i == t.len() {
+        None
+    } else {
+        if !space(t, &mut i) {
+            return None;
+        }
+        let rest = &t[i..];
+        if rest.contains(&b'\n') {
+            return None;
+        }
+        // The regex's `\s+` also takes Unicode spaces (U+00A0, U+2003, ...) before the stack.
+        match std::str::from_utf8(rest) {
+            Ok(r) if !r.starts_with(char::is_whitespace) => {}
+            _ => return None,
+        }
+        Some(rest)
+    };
+    let f = |(a, b): (usize, usize)| Some(&t[a..b]);
+    Some([f(n1), f(s1), f(n2), f(s2), stack])
 }
 
 /// True for the line that starts the memory map section; reads the section into `p`.
@@ -217,7 +305,11 @@ pub fn parse_text(lines: &mut Lines<'_>, header: &Header<'_>, path: &Path) -> Re
             cut_short(&mut p, path, &l);
             break;
         }
-        let Some(c) = sample_re().captures(t) else {
+        let Some(c) = sample_fields(t).or_else(|| {
+            sample_re()
+                .captures(t)
+                .map(|c| std::array::from_fn(|i| c.get(i + 1).map(|m| m.as_bytes())))
+        }) else {
             let what = if l.terminated {
                 "bad sample line"
             } else {
@@ -229,18 +321,13 @@ pub fn parse_text(lines: &mut Lines<'_>, header: &Header<'_>, path: &Path) -> Re
                 format!("{what} {:?}", lines::shorten(l.text, 60)),
             ));
         };
-        let n1 = count(c.get(1), path, &l)?;
-        let s1 = count(c.get(2), path, &l)?;
-        let n2 = count(c.get(3), path, &l)?;
-        let s2 = count(c.get(4), path, &l)?;
+        let n1 = count(c[0], path, &l)?;
+        let s1 = count(c[1], path, &l)?;
+        let n2 = count(c[2], path, &l)?;
+        let s2 = count(c[3], path, &l)?;
         let (n1, s1) = scale_pair(sampling, n1, s1);
         let (n2, s2) = scale_pair(sampling, n2, s2);
-        let stack = parse_stack(
-            c.get(5).map_or(&b""[..], |m| m.as_bytes()),
-            path,
-            l.number,
-            header.adjust,
-        )?;
+        let stack = parse_stack(c[4].unwrap_or(b""), path, l.number, header.adjust)?;
         p.samples.push(Sample {
             stack,
             values: vec![n1, s1, n2, s2],
@@ -331,10 +418,10 @@ pub fn parse_jemalloc(lines: &mut Lines<'_>, header: &Header<'_>, path: &Path) -
                 ),
             ));
         }
-        let n1 = count(c.get(2), path, &l)?;
-        let s1 = count(c.get(3), path, &l)?;
-        let n2 = count(c.get(4), path, &l)?;
-        let s2 = count(c.get(5), path, &l)?;
+        let n1 = count(c.get(2).map(|m| m.as_bytes()), path, &l)?;
+        let s1 = count(c.get(3).map(|m| m.as_bytes()), path, &l)?;
+        let n2 = count(c.get(4).map(|m| m.as_bytes()), path, &l)?;
+        let s2 = count(c.get(5).map(|m| m.as_bytes()), path, &l)?;
         let (n1, s1) = scale_pair(p.sampling, n1, s1);
         let (n2, s2) = scale_pair(p.sampling, n2, s2);
         let sample = Sample {
@@ -352,4 +439,124 @@ pub fn parse_jemalloc(lines: &mut Lines<'_>, header: &Header<'_>, path: &Path) -
         }
     }
     Ok(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The regex's groups, as `sample_fields` gives them.
+    fn by_regex(t: &[u8]) -> Option<[Option<&[u8]>; 5]> {
+        sample_re()
+            .captures(t)
+            .map(|c| std::array::from_fn(|i| c.get(i + 1).map(|m| m.as_bytes())))
+    }
+
+    /// Wherever the fast reading of a sample line answers, it answers as the regex does: on
+    /// the lines of the testdata heap profiles, and on lines built from their pieces and from
+    /// random bytes.
+    #[test]
+    fn sample_fields_agree_with_the_regex() {
+        let mut lines: Vec<Vec<u8>> = Vec::new();
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
+        for case in std::fs::read_dir(&root).into_iter().flatten().flatten() {
+            for f in std::fs::read_dir(case.path())
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
+                let name = f.file_name().to_string_lossy().into_owned();
+                if name.ends_with(".heap") || name.contains("heapv2") || name.ends_with(".growth") {
+                    let data = std::fs::read(f.path()).unwrap_or_default();
+                    lines.extend(data.split(|&b| b == b'\n').map(<[u8]>::to_vec));
+                }
+            }
+        }
+        assert!(lines.len() > 100, "no testdata heap profiles found");
+        let pieces: [&[u8]; 24] = [
+            b"1",
+            b"-2",
+            b"3.5",
+            b"7.",
+            b".5",
+            b":",
+            b" ",
+            b"  ",
+            b"\t",
+            b"\x0b",
+            b"[",
+            b"]",
+            b"@",
+            b" 0x1",
+            b"0x2",
+            b"\xc2\xa0",
+            b"\xff",
+            b"\r",
+            b"\n",
+            b"x",
+            b"12",
+            b"-",
+            b"0",
+            "\u{663}".as_bytes(),
+        ];
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let shape: [&[u8]; 13] = [
+            b"1",
+            b":",
+            b" ",
+            b"2",
+            b" ",
+            b"[",
+            b" ",
+            b"3",
+            b":",
+            b" ",
+            b"4",
+            b"]",
+            b" @ 0x1 0x2",
+        ];
+        for _ in 0..200_000 {
+            let mut l = Vec::new();
+            for (i, part) in shape.iter().enumerate() {
+                // Mostly the well-formed shape, with pieces swapped in or added.
+                match next() % 16 {
+                    0 => l.extend_from_slice(pieces[(next() % 24) as usize]),
+                    1 => {}
+                    2 => {
+                        l.extend_from_slice(part);
+                        l.extend_from_slice(pieces[(next() % 24) as usize]);
+                    }
+                    _ => l.extend_from_slice(part),
+                }
+                if i == 12 && next() % 4 == 0 {
+                    l.push((next() % 256) as u8);
+                }
+            }
+            lines.push(l);
+        }
+        // Unicode spaces after the `@`: the regex's `\s+` takes them.
+        for l in [
+            &b"1: 2 [3: 4] @ \xc2\xa0 0x1"[..],
+            b"1: 2 [3: 4] @ \xc2\xa0",
+            b"1: 2 [3: 4] @\xe2\x80\x83 0x1 0x2",
+        ] {
+            assert_eq!(sample_fields(l).or_else(|| by_regex(l)), by_regex(l));
+            lines.push(l.to_vec());
+        }
+        let mut fast = 0;
+        for l in &lines {
+            let t = l.trim_ascii();
+            if let Some(f) = sample_fields(t) {
+                fast += 1;
+                assert_eq!(Some(f), by_regex(t), "{:?}", String::from_utf8_lossy(t));
+            }
+        }
+        assert!(fast > 10_000, "the fast reading answered only {fast} lines");
+    }
 }

@@ -147,10 +147,8 @@ pub struct Elf {
     pub sections: Vec<Section>,
     /// `PT_LOAD` segments.
     pub segments: Vec<Segment>,
-    /// `.symtab` entries (null symbol excluded).
-    pub symtab: Vec<ElfSym>,
-    /// `.dynsym` entries (null symbol excluded).
-    pub dynsym: Vec<ElfSym>,
+    /// `.symtab` and `.dynsym` entries, decoded on first use (see [`Elf::symtab`]).
+    symbols: std::sync::OnceLock<(Vec<ElfSym>, Vec<ElfSym>)>,
     /// The GNU build id.
     pub build_id: Option<Vec<u8>>,
     /// `.gnu_debuglink`: file name and CRC.
@@ -223,10 +221,35 @@ impl Elf {
             machine: parsed.machine,
             sections: parsed.sections,
             segments: parsed.segments,
-            symtab: parsed.symtab,
-            dynsym: parsed.dynsym,
+            symbols: std::sync::OnceLock::new(),
             build_id: parsed.build_id,
             debuglink: parsed.debuglink,
+        })
+    }
+
+    /// `.symtab` entries (null symbol excluded), decoded on first use.
+    pub fn symtab(&self) -> &[ElfSym] {
+        &self.symbols().0
+    }
+
+    /// `.dynsym` entries (null symbol excluded), decoded on first use.
+    pub fn dynsym(&self) -> &[ElfSym] {
+        &self.symbols().1
+    }
+
+    fn symbols(&self) -> &(Vec<ElfSym>, Vec<ElfSym>) {
+        self.symbols.get_or_init(|| {
+            let bytes: &[u8] = &self.data;
+            // The file parsed when it was opened: it parses again the same way.
+            if self.is_64 {
+                ElfFile::<elf::FileHeader64<Endianness>>::parse(bytes)
+                    .map(|f| symbol_tables(&f))
+                    .unwrap_or_default()
+            } else {
+                ElfFile::<elf::FileHeader32<Endianness>>::parse(bytes)
+                    .map(|f| symbol_tables(&f))
+                    .unwrap_or_default()
+            }
         })
     }
 
@@ -256,8 +279,6 @@ struct Decoded {
     machine: u16,
     sections: Vec<Section>,
     segments: Vec<Segment>,
-    symtab: Vec<ElfSym>,
-    dynsym: Vec<ElfSym>,
     build_id: Option<Vec<u8>>,
     debuglink: Option<(PathBuf, u32)>,
 }
@@ -268,7 +289,6 @@ where
     R: ReadRef<'data>,
 {
     let endian = f.endian();
-    let data = f.data();
     let table = f.elf_section_table();
     let sections: Vec<Section> = table
         .iter()
@@ -293,9 +313,6 @@ where
             flags: p.p_flags(endian).0,
         })
         .collect();
-    let versions = table.versions(endian, data).ok().flatten();
-    let symtab = symbols(f.elf_symbol_table(), endian, None);
-    let dynsym = symbols(f.elf_dynamic_symbol_table(), endian, versions.as_ref());
     let build_id = f.build_id().ok().flatten().map(<[u8]>::to_vec);
     let debuglink = f.gnu_debuglink().ok().flatten().map(|(name, crc)| {
         (
@@ -308,11 +325,27 @@ where
         machine: f.elf_header().e_machine(endian).0,
         sections,
         segments,
-        symtab,
-        dynsym,
         build_id,
         debuglink,
     }
+}
+
+/// The `.symtab` and `.dynsym` entries of `f`.
+fn symbol_tables<'data, H, R>(f: &ElfFile<'data, H, R>) -> (Vec<ElfSym>, Vec<ElfSym>)
+where
+    H: FileHeader<Endian = Endianness>,
+    R: ReadRef<'data>,
+{
+    let endian = f.endian();
+    let versions = f
+        .elf_section_table()
+        .versions(endian, f.data())
+        .ok()
+        .flatten();
+    (
+        symbols(f.elf_symbol_table(), endian, None),
+        symbols(f.elf_dynamic_symbol_table(), endian, versions.as_ref()),
+    )
 }
 
 fn symbols<'data, H, R>(

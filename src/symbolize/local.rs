@@ -63,6 +63,8 @@ struct Image {
     elf: Elf,
     nm: OnceLock<NmTable>,
     dwarf: Option<Box<dyn DwarfSource>>,
+    /// The DWARF was read for some addresses only (see [`Local::want`]).
+    partial: bool,
 }
 
 /// The local symbolizer: the program, the profile's memory map and the options.
@@ -71,6 +73,9 @@ pub struct Local {
     mappings: Vec<Mapping>,
     opts: Options,
     images: HashMap<PathBuf, Option<Image>>,
+    /// The file addresses each file will be asked for (sorted), when known before it is
+    /// opened: its DWARF then keeps only what answers them.
+    wanted: HashMap<PathBuf, Arc<[u64]>>,
 }
 
 fn re(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
@@ -87,6 +92,7 @@ impl Local {
             mappings: mappings.to_vec(),
             opts: opts.clone(),
             images: HashMap::new(),
+            wanted: HashMap::new(),
         }
     }
 
@@ -356,9 +362,16 @@ impl Local {
 
     fn image(&mut self, path: &Path, warnings: &mut Vec<String>) -> Option<&Image> {
         if !self.images.contains_key(path) {
+            let wanted = self.wanted.get(path).cloned();
             let img = match Elf::open(path) {
                 Ok(elf) => Some(Image {
-                    dwarf: super::dwarf::load(&elf, self.opts.binutils_inline_names, warnings),
+                    partial: wanted.is_some(),
+                    dwarf: super::dwarf::load_for(
+                        &elf,
+                        self.opts.binutils_inline_names,
+                        wanted,
+                        warnings,
+                    ),
                     elf,
                     nm: OnceLock::new(),
                 }),
@@ -834,11 +847,59 @@ impl Local {
     }
 }
 
+impl Local {
+    /// Forgets the addresses recorded by [`Local::want`], and the files read for them only:
+    /// every file opened from now on answers any address.
+    fn want_any(&mut self) {
+        self.wanted.clear();
+        self.images
+            .retain(|_, img| !img.as_ref().is_some_and(|i| i.partial));
+    }
+
+    /// Records the file addresses each file will be asked for, when libraries `libs` take
+    /// the addresses `taken`.
+    fn want(&mut self, libs: &[Lib], taken: &[Vec<u64>]) {
+        self.want_any();
+        let mut wanted: HashMap<PathBuf, Vec<u64>> = HashMap::new();
+        for (lib, pcs) in libs.iter().zip(taken) {
+            if pcs.is_empty() {
+                continue;
+            }
+            let image_path = Self::debugging_library(&lib.path).unwrap_or_else(|| lib.path.clone());
+            let vmas: Vec<u64> = match lib.translate {
+                Translate::Identity => pcs.clone(),
+                Translate::Mapped { start, offset } => {
+                    // The segments of the file that was mapped, else of its debug copy (as
+                    // `map_to_symbols` takes them).
+                    let Ok(elf) = Elf::open(&lib.path).or_else(|_| Elf::open(&image_path)) else {
+                        continue;
+                    };
+                    let text = elf.text_section();
+                    pcs.iter()
+                        .map(|&pc| to_vma(pc, start, offset, &elf.segments, text))
+                        .collect()
+                }
+            };
+            wanted.entry(image_path).or_default().extend(vmas);
+        }
+        self.wanted = wanted
+            .into_iter()
+            .map(|(p, mut v)| {
+                v.sort_unstable();
+                v.dedup();
+                (p, Arc::from(v))
+            })
+            .collect();
+    }
+}
+
 impl Symbolize for Local {
     /// pprof's `ExtractSymbols`: libraries are taken highest start first, each taking the
     /// addresses left in its range, so libraries win over the program's catch-all range.
     fn symbolize(&mut self, addrs: &[u64], warnings: &mut Vec<String>) -> SymbolTable {
         let mut table = SymbolTable::new();
+        // Files kept from an earlier call were read for its addresses.
+        self.want_any();
         let mut libs = self.libs(addrs, warnings);
         libs.sort_by_key(|l| std::cmp::Reverse(l.start));
         let mut remaining: Vec<u64> = addrs.to_vec();
@@ -847,13 +908,19 @@ impl Symbolize for Local {
         let catch_all = libs.iter().position(|l| {
             l.start == 0 && matches!(l.translate, Translate::Identity) && l.path == self.prog
         });
-        for (i, lib) in libs.iter().enumerate() {
-            let lo = remaining.partition_point(|&a| a < lib.start);
-            let hi = remaining.partition_point(|&a| a <= lib.finish);
-            if lo >= hi {
+        let taken: Vec<Vec<u64>> = libs
+            .iter()
+            .map(|lib| {
+                let lo = remaining.partition_point(|&a| a < lib.start);
+                let hi = remaining.partition_point(|&a| a <= lib.finish);
+                remaining.drain(lo..hi.max(lo)).collect()
+            })
+            .collect();
+        self.want(&libs, &taken);
+        for (i, (lib, pcs)) in libs.iter().zip(taken).enumerate() {
+            if pcs.is_empty() {
                 continue;
             }
-            let pcs: Vec<u64> = remaining.drain(lo..hi).collect();
             if !lib.path.exists() && Some(i) != catch_all {
                 warnings.push(self.not_found(lib, pcs.len()));
             } else {
@@ -877,6 +944,60 @@ impl Symbolize for Local {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The answers of a fresh symbolizer for `addrs` of `prog` (no memory map).
+    fn fresh(prog: &Path, addrs: &[u64]) -> Vec<Option<Vec<Frame>>> {
+        let table = Local::new(prog, &[], &Options::default()).symbolize(addrs, &mut Vec::new());
+        addrs
+            .iter()
+            .map(|&a| table.get(a).map(<[Frame]>::to_vec))
+            .collect()
+    }
+
+    /// A file whose DWARF was read for some addresses only never answers others: a
+    /// symbolizer asked again, or for a listing, reads it again.
+    #[test]
+    fn files_read_for_some_addresses_are_not_kept_for_others() {
+        let prog = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/t-heap/theap");
+        let tsv = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/addresses.tsv"),
+        )
+        .unwrap_or_default();
+        let mut addrs: Vec<u64> = tsv
+            .lines()
+            .filter_map(|l| l.strip_prefix("t-heap/theap\t"))
+            .filter_map(|l| u64::from_str_radix(l.split('\t').next()?, 16).ok())
+            .collect();
+        addrs.sort_unstable();
+        addrs.dedup();
+        assert!(addrs.len() > 20, "only {} t-heap addresses", addrs.len());
+        let (a, b): (Vec<u64>, Vec<u64>) = addrs.iter().partition(|&&x| x % 2 == 0);
+        let mut local = Local::new(&prog, &[], &Options::default());
+        // The program read for the addresses `a` only, and kept.
+        let libs = local.libs(&a, &mut Vec::new());
+        let taken: Vec<Vec<u64>> = libs.iter().map(|_| a.clone()).collect();
+        local.want(&libs[..1], &taken[..1]);
+        assert!(
+            local
+                .image(&prog, &mut Vec::new())
+                .is_some_and(|i| i.partial)
+        );
+        let table = local.symbolize(&b, &mut Vec::new());
+        let again: Vec<Option<Vec<Frame>>> = b
+            .iter()
+            .map(|&x| table.get(x).map(<[Frame]>::to_vec))
+            .collect();
+        assert_eq!(again, fresh(&prog, &b));
+        // And a listing reads every byte.
+        local.want(&libs[..1], &taken[..1]);
+        assert!(
+            local
+                .image(&prog, &mut Vec::new())
+                .is_some_and(|i| i.partial)
+        );
+        local.want_any();
+        assert!(local.images.is_empty());
+    }
 
     #[test]
     fn places() {
@@ -967,6 +1088,8 @@ impl Local {
         places: bool,
         warnings: &mut Vec<String>,
     ) -> Vec<ListedRoutine> {
+        // Every byte of a routine is looked up: files read for some addresses only will not do.
+        self.want_any();
         // pprof goes through the files in memory-map order (address order), the program's
         // catch-all range last.
         let mut libs = self.libs(addrs, warnings);

@@ -206,14 +206,14 @@ pub struct Addr2Line<'a> {
 impl<'a> Addr2Line<'a> {
     /// addr2line over `elf`, with DWARF answers from `dwarf`.
     pub fn new(elf: &'a Elf, dwarf: Option<&'a dyn DwarfSource>) -> Addr2Line<'a> {
-        let syms = if elf.symtab.is_empty() {
-            &elf.dynsym
+        let syms = if elf.symtab().is_empty() {
+            elf.dynsym()
         } else {
-            &elf.symtab
+            elf.symtab()
         };
         let debug_syms = dwarf
             .and_then(|d| d.symbol_file())
-            .map(|dbg| (dbg, SymIndex::new(&dbg.symtab)));
+            .map(|dbg| (dbg, SymIndex::new(dbg.symtab())));
         Addr2Line {
             elf,
             syms: SymIndex::new(syms),

@@ -9,7 +9,7 @@ use super::demangle;
 use super::elf::{Elf, ElfSym, SymSection, stb, stt};
 
 /// One line of nm output that pprof reads: a defined symbol with an address.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct NmLine {
     /// The symbol's address.
     pub addr: u64,
@@ -106,9 +106,9 @@ impl NmTable {
     /// Reads the table from `.symtab`, or `.dynsym` when `.symtab` lists nothing.
     pub fn new(elf: &Elf) -> NmTable {
         let width = if elf.is_64 { 16 } else { 8 };
-        for syms in [&elf.symtab, &elf.dynsym] {
+        for syms in [elf.symtab(), elf.dynsym()] {
             let lines = nm_lines(elf, syms);
-            let t = boundaries(&lines, width);
+            let t = boundaries(lines, width);
             if !t.routines.is_empty() {
                 return t;
             }
@@ -144,6 +144,11 @@ impl NmTable {
 
 /// The symbol type letter nm prints (binutils' `bfd_decode_symclass`).
 pub fn type_letter(elf: &Elf, s: &ElfSym) -> char {
+    type_letter_in(elf, s, &mut Vec::new())
+}
+
+/// [`type_letter`], with the letters of sections already seen in `sections` (by index).
+fn type_letter_in(elf: &Elf, s: &ElfSym, sections: &mut Vec<Option<char>>) -> char {
     let weak = s.st_bind == stb::WEAK;
     let object = s.st_type == stt::OBJECT || s.st_type == stt::COMMON;
     match s.section {
@@ -172,7 +177,12 @@ pub fn type_letter(elf: &Elf, s: &ElfSym) -> char {
     }
     let c = match s.section {
         SymSection::Index(i) => match elf.sections.get(i) {
-            Some(sec) if i != 0 => section_letter(sec),
+            Some(sec) if i != 0 => {
+                if sections.len() <= i {
+                    sections.resize(elf.sections.len(), None);
+                }
+                *sections[i].get_or_insert_with(|| section_letter(sec))
+            }
             _ => 'a',
         },
         _ => 'a',
@@ -232,32 +242,53 @@ fn section_letter(sec: &super::elf::Section) -> char {
 
 /// The defined symbols nm prints, sorted as `nm -n` sorts them (address, then raw name).
 pub fn nm_lines(elf: &Elf, syms: &[ElfSym]) -> Vec<NmLine> {
-    let mut kept: Vec<&ElfSym> = syms
+    let mut kept: Vec<(u64, usize)> = syms
         .iter()
-        .filter(|s| s.st_type != stt::SECTION && s.st_type != stt::FILE)
-        .filter(|s| s.section != SymSection::Undefined)
+        .enumerate()
+        .filter(|(_, s)| s.st_type != stt::SECTION && s.st_type != stt::FILE)
+        .filter(|(_, s)| s.section != SymSection::Undefined)
+        .map(|(i, s)| (s.value, i))
         .collect();
-    kept.sort_by(|a, b| a.value.cmp(&b.value).then_with(|| a.name.cmp(&b.name)));
+    // By address, then name, equal ones in table order (a stable sort by address and name):
+    // names are compared only among symbols at one address.
+    kept.sort_unstable();
+    let mut i = 0;
+    while i < kept.len() {
+        let j = i + kept[i..].partition_point(|e| e.0 == kept[i].0);
+        if j - i > 1 {
+            kept[i..j].sort_by(|a, b| syms[a.1].name.cmp(&syms[b.1].name));
+        }
+        i = j;
+    }
+    let mut letters = Vec::new();
     kept.iter()
-        .filter_map(|s| {
-            let c = type_letter(elf, s);
+        .filter_map(|e| {
+            let s = &syms[e.1];
+            let c = type_letter_in(elf, s, &mut letters);
             if c == 'U' || c == 'w' || c == 'v' {
                 return None;
             }
-            let raw = String::from_utf8_lossy(&s.name).into_owned();
-            let mut suffix = String::new();
-            if let Some((v, hidden)) = &s.version {
-                suffix.push_str(if *hidden { "@" } else { "@@" });
-                suffix.push_str(&String::from_utf8_lossy(v));
-            }
-            if raw.is_empty() && suffix.is_empty() {
+            let suffix: Box<str> = match &s.version {
+                Some((v, hidden)) => format!(
+                    "{}{}",
+                    if *hidden { "@" } else { "@@" },
+                    String::from_utf8_lossy(v)
+                )
+                .into(),
+                None => Box::default(),
+            };
+            if s.name.is_empty() && suffix.is_empty() {
                 return None;
             }
+            let raw: Box<str> = match std::str::from_utf8(&s.name) {
+                Ok(t) => t.into(),
+                Err(_) => String::from_utf8_lossy(&s.name).into(),
+            };
             Some(NmLine {
                 addr: s.value,
                 kind: c,
-                raw: raw.into(),
-                suffix: suffix.into(),
+                raw,
+                suffix,
                 size: s.size,
             })
         })
@@ -266,44 +297,46 @@ pub fn nm_lines(elf: &Elf, syms: &[ElfSym]) -> Vec<NmLine> {
 
 /// pprof's `GetProcedureBoundariesViaNm`: one routine per distinct address (a code symbol
 /// replaces the first one seen at its address), each ending where the next address starts.
-pub fn boundaries(lines: &[NmLine], width: usize) -> NmTable {
-    let mut routines: Vec<Routine> = Vec::new();
+pub fn boundaries(mut lines: Vec<NmLine>, width: usize) -> NmTable {
+    let mut routines: Vec<Routine> = Vec::with_capacity(lines.len());
     let mut fini = None;
     let mut last_start: Option<u64> = None;
-    // The symbol queued for the current address, and whether it keeps its tag.
-    let mut pending: Option<(&NmLine, bool)> = None;
+    // The symbol queued for the current address (its index), and whether it keeps its tag.
+    let mut pending: Option<(usize, bool)> = None;
     // The largest size among the symbols at the current address.
     let mut size = 0u64;
-    let routine = |l: &NmLine, tagged: bool, start: u64, end: u64, size: u64| Routine {
+    let routine = |lines: &mut [NmLine], i: usize, tagged: bool, start, end, size| Routine {
         start,
         end,
         size,
-        line: l.clone(),
+        line: std::mem::take(&mut lines[i]),
         tagged,
         width,
         full: std::sync::OnceLock::new(),
         short: std::sync::OnceLock::new(),
     };
-    for l in lines {
+    for i in 0..lines.len() {
+        let l = &lines[i];
         if Some(l.addr) == last_start {
             if l.kind == 't' || l.kind == 'T' {
-                pending = Some((l, false));
+                pending = Some((i, false));
             }
             size = size.max(l.size);
             continue;
         }
+        let addr = l.addr;
         if &*l.raw == "_fini" && l.suffix.is_empty() {
-            fini = Some(l.addr);
+            fini = Some(addr);
         }
         if let (Some((p, tagged)), Some(start)) = (pending.take(), last_start) {
-            routines.push(routine(p, tagged, start, l.addr, size));
+            routines.push(routine(&mut lines, p, tagged, start, addr, size));
         }
-        last_start = Some(l.addr);
-        pending = Some((l, true));
-        size = l.size;
+        last_start = Some(addr);
+        pending = Some((i, true));
+        size = lines[i].size;
     }
     if let (Some((p, tagged)), Some(start)) = (pending, last_start) {
-        routines.push(routine(p, tagged, start, start, size));
+        routines.push(routine(&mut lines, p, tagged, start, start, size));
     }
     // pprof keeps routines in a hash keyed by name: a later routine of the same (untagged)
     // name replaces an earlier one.
@@ -316,24 +349,59 @@ pub fn boundaries(lines: &[NmLine], width: usize) -> NmTable {
 }
 
 fn dedup_names(routines: &mut Vec<Routine>) {
-    // Tagged names carry their unique address: only untagged ones can collide.
-    if routines.iter().filter(|r| !r.tagged).count() < 2 {
+    // Tagged names carry their unique address: only untagged ones can collide, with each
+    // other or with the tagged name their text ends like (`f<0000000000001170>`).
+    let untagged: Vec<usize> = (0..routines.len())
+        .filter(|&i| !routines[i].tagged)
+        .collect();
+    if untagged.len() < 2 {
         return;
     }
-    let mut last: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    for (i, r) in routines.iter().enumerate() {
-        last.insert(r.full().to_string(), i);
+    let mut by_name: std::collections::HashMap<std::sync::Arc<str>, Vec<usize>> =
+        std::collections::HashMap::new();
+    for &i in &untagged {
+        let name = routines[i].full().clone();
+        if let Some(addr) = tag_address(&name, routines[i].width)
+            && let Ok(j) = routines.binary_search_by_key(&addr, |r| r.start)
+            && routines[j].tagged
+            && routines[j].full() == &name
+        {
+            by_name.entry(name.clone()).or_default().push(j);
+        }
+        by_name.entry(name).or_default().push(i);
     }
-    if last.len() == routines.len() {
+    // pprof keeps the last routine of each name.
+    let mut drop = vec![false; routines.len()];
+    let mut any = false;
+    for mut group in by_name.into_values() {
+        group.sort_unstable();
+        group.dedup();
+        if let Some((_, earlier)) = group.split_last() {
+            for &i in earlier {
+                drop[i] = true;
+                any = true;
+            }
+        }
+    }
+    if !any {
         return;
     }
-    let keep: std::collections::HashSet<usize> = last.into_values().collect();
     let mut i = 0;
     routines.retain(|_| {
-        let k = keep.contains(&i);
+        let k = !drop[i];
         i += 1;
         k
     });
+}
+
+/// The address of a `name<0000000000001170>` tag of `width` hex digits ending `name`.
+fn tag_address(name: &str, width: usize) -> Option<u64> {
+    let body = name.strip_suffix('>')?;
+    let hex = body.get(body.len().checked_sub(width)?..)?;
+    if !body[..body.len() - width].ends_with('<') || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u64::from_str_radix(hex, 16).ok()
 }
 
 #[cfg(test)]
@@ -353,7 +421,7 @@ mod tests {
     #[test]
     fn boundaries_and_lookup() {
         let t = boundaries(
-            &[
+            vec![
                 line(0x1000, 'W', "weak_alias"),
                 line(0x1000, 'T', "real"),
                 line(0x1010, 't', "helper"),
@@ -381,5 +449,34 @@ mod tests {
         // At or past the last symbol: nothing (its size is unknown).
         assert!(t.lookup(0x1040).is_none());
         assert!(t.lookup(0x9999).is_none());
+    }
+
+    /// Routines that lost their tag (a code symbol replaced another at their address) and
+    /// share a name: pprof's hash keeps the last one; tagged names never collide, except with
+    /// an untagged name that ends like their tag.
+    #[test]
+    fn untagged_names_keep_the_last_routine() {
+        let t = boundaries(
+            vec![
+                line(0x1000, 'W', "alias"),
+                line(0x1000, 'T', "same"),
+                line(0x1010, 't', "other"),
+                line(0x1020, 'W', "alias2"),
+                line(0x1020, 'T', "same"),
+                line(0x1030, 'W', "alias3"),
+                line(0x1030, 'T', "other<0000000000001010>"),
+                line(0x1040, 't', "last"),
+            ],
+            16,
+        );
+        let names: Vec<(u64, &str)> = t.routines.iter().map(|r| (r.start, &**r.full())).collect();
+        assert_eq!(
+            names,
+            [
+                (0x1020, "same"),
+                (0x1030, "other<0000000000001010>"),
+                (0x1040, "last<0000000000001040>")
+            ]
+        );
     }
 }
