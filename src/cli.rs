@@ -196,6 +196,15 @@ pub struct Args {
     /// Print debugging information (time and memory of each stage)
     #[arg(long)]
     pub debug: bool,
+    /// Neither read nor write the symbol cache (also: RPPROF_NO_CACHE=1)
+    #[arg(long = "no_cache")]
+    pub no_cache: bool,
+    /// List the symbol cache's entries ($XDG_CACHE_HOME/rpprof, else ~/.cache/rpprof) and exit
+    #[arg(long = "cache_list")]
+    pub cache_list: bool,
+    /// Remove every entry of the symbol cache and exit
+    #[arg(long = "cache_clear")]
+    pub cache_clear: bool,
     /// Print a completion script for <shell> (bash, zsh, fish, elvish, powershell)
     #[arg(long, value_name = "shell")]
     pub completions: Option<clap_complete::Shell>,
@@ -715,6 +724,11 @@ impl Args {
             no_browser: self.no_browser,
             every,
             max_profiles_kept: self.max_profiles_kept,
+            cache: if self.no_cache || crate::symbolize::cache::disabled_by_env() {
+                None
+            } else {
+                crate::symbolize::cache::default_dir()
+            },
             graph: CallGraph {
                 nodecount: self.nodecount.unwrap_or(80),
                 nodefraction: self.nodefraction.unwrap_or(0.005),

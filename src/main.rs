@@ -72,6 +72,22 @@ fn main() -> ExitCode {
             }
         };
     }
+    if let Ok(Args {
+        cache_list,
+        cache_clear,
+        ..
+    }) = &args
+        && (*cache_list || *cache_clear)
+    {
+        let mut out = stdout.lock();
+        return match rpprof::pipeline::cache_command(*cache_clear, *cache_list, &mut out) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                let _ = writeln!(stderr.lock(), "rpprof: {e}");
+                ExitCode::from(e.exit_code())
+            }
+        };
+    }
     let result = args.and_then(|args| {
         let shell = args.no_mode() && std::io::IsTerminal::is_terminal(&std::io::stdout());
         let mut opts = args.into_options(jeprof)?;

@@ -87,6 +87,8 @@ pub struct Options {
     pub every: Option<std::time::Duration>,
     /// `--max_profiles_kept`: with `--http`, how many profiles the history keeps (32).
     pub max_profiles_kept: Option<usize>,
+    /// The symbol cache's folder; `None` with `--no_cache` (see [`crate::symbolize::cache`]).
+    pub cache: Option<PathBuf>,
 }
 
 impl Options {
@@ -103,6 +105,7 @@ impl Options {
             seconds: self.seconds,
             debug: self.debug,
             value: self.value(),
+            cache: self.cache.clone(),
         }
     }
 
@@ -264,4 +267,63 @@ impl Drop for Once<'_> {
     fn drop(&mut self) {
         let _ = self.flush();
     }
+}
+
+/// `--cache_clear` and `--cache_list`: empties the symbol cache, lists its entries (newest
+/// first), or both in that order.
+pub fn cache_command(clear: bool, list: bool, out: &mut dyn Write) -> Result<()> {
+    use crate::symbolize::cache::{Cache, default_dir};
+    let Some(dir) = default_dir() else {
+        return Err(Error::usage(
+            "the symbol cache has no folder: neither XDG_CACHE_HOME (absolute) nor HOME is set",
+        ));
+    };
+    let cache = Cache::new(dir.clone());
+    let mb = |b: u64| format!("{:.1} MiB", b as f64 / 1048576.0);
+    if clear {
+        let (n, bytes) = cache.clear().map_err(|e| Error::io(&dir, e))?;
+        writeln!(
+            out,
+            "Removed {n} {} ({}) from {}",
+            if n == 1 { "entry" } else { "entries" },
+            mb(bytes),
+            dir.display()
+        )
+        .map_err(io_err)?;
+    }
+    if list {
+        let entries = cache.list();
+        let total: u64 = entries.iter().map(|e| e.1).sum();
+        writeln!(
+            out,
+            "Symbol cache {}: {} {}, {} (limit {})",
+            dir.display(),
+            entries.len(),
+            if entries.len() == 1 {
+                "entry"
+            } else {
+                "entries"
+            },
+            mb(total),
+            mb(cache.max_bytes())
+        )
+        .map_err(io_err)?;
+        let now = std::time::SystemTime::now();
+        for (_, size, used, file, addrs) in entries {
+            let age = now.duration_since(used).map_or(0, |d| d.as_secs());
+            let age = match age {
+                0..120 => format!("{age} s"),
+                120..7200 => format!("{} min", age / 60),
+                7200..172_800 => format!("{} h", age / 3600),
+                _ => format!("{} days", age / 86_400),
+            };
+            writeln!(
+                out,
+                "{:>10}  {addrs:>8} addresses  used {age:>8} ago  {file}",
+                mb(size)
+            )
+            .map_err(io_err)?;
+        }
+    }
+    Ok(())
 }

@@ -99,6 +99,8 @@ pub struct LoadOptions {
     pub debug: bool,
     /// The value named in the messages that refuse mismatched profiles (the command line's).
     pub value: Value,
+    /// The symbol cache's folder (see [`symbolize::cache`]); `None`: no cache.
+    pub cache: Option<PathBuf>,
 }
 
 impl LoadOptions {
@@ -112,6 +114,7 @@ impl LoadOptions {
             address_width,
             binutils_inline_names: self.pprof_quirks,
             nearest_symbol: self.pprof_quirks,
+            cache: self.cache.clone().map(symbolize::cache::Cache::new),
         }
     }
 }
@@ -480,7 +483,12 @@ impl Session {
         } else {
             match program.as_ref().or(mapped_program.as_ref()) {
                 Some(p) => {
-                    Local::new(p, &main.mappings, &sym_opts).symbolize(&addrs, &mut warnings)
+                    let mut local = Local::new(p, &main.mappings, &sym_opts);
+                    let table = local.symbolize(&addrs, &mut warnings);
+                    if let (true, Some(note)) = (opts.debug, &local.cache_note) {
+                        writeln!(err, "rpprof: {note}").map_err(io_err)?;
+                    }
+                    table
                 }
                 None => {
                     warnings.push(format!(

@@ -323,49 +323,57 @@ pub fn load_for(
 
 /// binutils' search for a separate debug file: by build id, then by `.gnu_debuglink`.
 pub fn find_debug_file(elf: &Elf) -> Option<PathBuf> {
-    const DEBUGDIR: &str = "/usr/lib/debug";
-    if let Some(id) = &elf.build_id
-        && id.len() >= 2
+    let (by_id, by_link) = debug_file_places(elf);
+    if let Some(p) = by_id
+        && let Ok(dbg) = Elf::open(&p)
+        && dbg.build_id.is_some()
+        && dbg.build_id == elf.build_id
     {
+        return Some(p);
+    }
+    let (_, crc) = elf.debuglink.as_ref()?;
+    by_link.into_iter().find(|c| crc_matches(c, *crc))
+}
+
+/// Every path [`find_debug_file`] may read: what decides which debug file is used.
+pub fn debug_file_candidates(elf: &Elf) -> Vec<PathBuf> {
+    let (by_id, by_link) = debug_file_places(elf);
+    by_id.into_iter().chain(by_link).collect()
+}
+
+/// The build-id path of `elf`'s debug file, and the `.gnu_debuglink` ones (next to the
+/// file, in its `.debug/`, under `/usr/lib/debug`).
+fn debug_file_places(elf: &Elf) -> (Option<PathBuf>, Vec<PathBuf>) {
+    const DEBUGDIR: &str = "/usr/lib/debug";
+    let by_id = elf.build_id.as_ref().filter(|id| id.len() >= 2).map(|id| {
         let hex: String = id.iter().map(|b| format!("{b:02x}")).collect();
-        let p = PathBuf::from(format!(
+        PathBuf::from(format!(
             "{DEBUGDIR}/.build-id/{}/{}.debug",
             &hex[..2],
             &hex[2..]
-        ));
-        if let Ok(dbg) = Elf::open(&p)
-            && dbg.build_id.as_deref() == Some(id.as_slice())
-        {
-            return Some(p);
-        }
-    }
-    let (name, crc) = elf.debuglink.as_ref()?;
+        ))
+    });
+    let Some((name, _)) = elf.debuglink.as_ref() else {
+        return (by_id, Vec::new());
+    };
     let real = std::fs::canonicalize(&elf.path).unwrap_or_else(|_| elf.path.clone());
     let dir = real.parent().unwrap_or(Path::new("/"));
     // binutils appends the name to each directory: a name that starts with `/` does not
     // leave it (Path::join would make it the whole path).
     let name = name.strip_prefix("/").unwrap_or(name);
-    let mut candidates = vec![dir.join(name), dir.join(".debug").join(name)];
     let rel = dir.strip_prefix("/").unwrap_or(dir);
-    candidates.push(Path::new(DEBUGDIR).join(rel).join(name));
-    candidates.into_iter().find(|c| crc_matches(c, *crc))
+    let by_link = vec![
+        dir.join(name),
+        dir.join(".debug").join(name),
+        Path::new(DEBUGDIR).join(rel).join(name),
+    ];
+    (by_id, by_link)
 }
 
 /// A `.gnu_debuglink` file that is there but belongs to another build (its CRC differs):
 /// binutils and rpprof do not use it; say so, since the names it would give are missing.
 fn warn_mismatched_debug_file(elf: &Elf, warnings: &mut Vec<String>) {
-    let Some((name, _)) = elf.debuglink.as_ref() else {
-        return;
-    };
-    let real = std::fs::canonicalize(&elf.path).unwrap_or_else(|_| elf.path.clone());
-    let dir = real.parent().unwrap_or(Path::new("/"));
-    let name = name.strip_prefix("/").unwrap_or(name);
-    let rel = dir.strip_prefix("/").unwrap_or(dir);
-    let candidates = [
-        dir.join(name),
-        dir.join(".debug").join(name),
-        Path::new("/usr/lib/debug").join(rel).join(name),
-    ];
+    let (_, candidates) = debug_file_places(elf);
     if let Some(c) = candidates
         .iter()
         .find(|c| std::fs::metadata(c).is_ok_and(|m| m.is_file()))

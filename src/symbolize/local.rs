@@ -25,7 +25,7 @@ use super::extent::Unwind;
 use super::lookup::{A2lFrame, Addr2Line, DwarfSource};
 use super::names::short_name;
 use super::nm::NmTable;
-use super::{Frame, Options, SymbolTable, Symbolize};
+use super::{Frame, Options, SymbolTable, Symbolize, cache};
 use crate::profile::Mapping;
 
 /// A file pprof would symbolize against, and the absolute range it covers.
@@ -76,6 +76,26 @@ pub struct Local {
     /// The file addresses each file will be asked for (sorted), when known before it is
     /// opened: its DWARF then keeps only what answers them.
     wanted: HashMap<PathBuf, Arc<[u64]>>,
+    /// What the symbol cache did in the last [`Symbolize::symbolize`] (for `--debug`).
+    pub cache_note: Option<String>,
+}
+
+/// One file's use of the symbol cache in a run: the question, the answer found or the one
+/// being recorded.
+struct Cached {
+    key: cache::Key,
+    hit: Option<cache::Entry>,
+    /// The next call of `hit` to replay.
+    next: usize,
+    /// The number of calls (mappings of the file with addresses).
+    calls: usize,
+    /// What the file answered when there was no hit: per call its warnings and addresses
+    /// (their frames are in the table).
+    record: Vec<(Vec<String>, Vec<u64>)>,
+    /// The file has no symbols, the file has DWARF.
+    flags: (bool, bool),
+    /// Every call found the file readable: the record can be kept.
+    complete: bool,
 }
 
 fn re(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
@@ -93,6 +113,7 @@ impl Local {
             opts: opts.clone(),
             images: HashMap::new(),
             wanted: HashMap::new(),
+            cache_note: None,
         }
     }
 
@@ -548,11 +569,13 @@ impl Local {
 
     /// Warns about the addresses of a library (or of the program's mapping) left without a
     /// name: a file without symbols, or addresses in no symbol's extent (a stripped file).
+    /// `flags`: the file has no symbols, the file has DWARF; `None` when it was not read.
     fn explain_unnamed(
         &mut self,
         lib: &Lib,
         pcs: &[u64],
         table: &SymbolTable,
+        flags: Option<(bool, bool)>,
         warnings: &mut Vec<String>,
     ) {
         let unnamed: Vec<u64> = pcs
@@ -563,14 +586,12 @@ impl Local {
         if unnamed.is_empty() {
             return;
         }
-        let image_path = Self::debugging_library(&lib.path).unwrap_or_else(|| lib.path.clone());
-        let Some(img) = self.images.get(&image_path).and_then(Option::as_ref) else {
+        let Some((nm_empty, has_dwarf)) = flags else {
             return;
         };
-        let nm_empty = img.nm.get().is_none_or(NmTable::is_empty);
         let what = plural(unnamed.len(), "address lies", "addresses lie");
         let debug = "install its debug symbols (Debian: the -dbgsym or -dbg package, under /usr/lib/debug) or use an unstripped build";
-        if nm_empty && img.dwarf.is_none() {
+        if nm_empty && !has_dwarf {
             let what = plural(unnamed.len(), "address", "addresses");
             warnings.push(format!(
                 "Warning: {}: no symbol table and no debug information: its {what} print as hex; {debug}",
@@ -857,12 +878,12 @@ impl Local {
     }
 
     /// Records the file addresses each file will be asked for, when libraries `libs` take
-    /// the addresses `taken`.
-    fn want(&mut self, libs: &[Lib], taken: &[Vec<u64>]) {
+    /// the addresses `taken`, but for those marked in `skip` (answered from the cache).
+    fn want(&mut self, libs: &[Lib], taken: &[Vec<u64>], skip: &[bool]) {
         self.want_any();
         let mut wanted: HashMap<PathBuf, Vec<u64>> = HashMap::new();
-        for (lib, pcs) in libs.iter().zip(taken) {
-            if pcs.is_empty() {
+        for ((lib, pcs), &skip) in libs.iter().zip(taken).zip(skip) {
+            if pcs.is_empty() || skip {
                 continue;
             }
             let image_path = Self::debugging_library(&lib.path).unwrap_or_else(|| lib.path.clone());
@@ -893,6 +914,119 @@ impl Local {
     }
 }
 
+impl Local {
+    /// The file whose symbols a lib's addresses are looked up in.
+    fn image_path(lib: &Lib) -> PathBuf {
+        Self::debugging_library(&lib.path).unwrap_or_else(|| lib.path.clone())
+    }
+
+    /// For each file that will be asked for names, its question to the symbol cache and the
+    /// answer found, if any (none without a cache, or for a file that cannot be read).
+    fn cache_lookups(
+        &self,
+        libs: &[Lib],
+        taken: &[Vec<u64>],
+        catch_all: Option<usize>,
+        warnings: &mut Vec<String>,
+    ) -> HashMap<PathBuf, Cached> {
+        let mut out = HashMap::new();
+        let Some(cache) = &self.opts.cache else {
+            return out;
+        };
+        // The calls of each file, in order.
+        let mut calls: Vec<(PathBuf, Vec<usize>)> = Vec::new();
+        for (i, (lib, pcs)) in libs.iter().zip(taken).enumerate() {
+            if pcs.is_empty() || (!lib.path.exists() && Some(i) != catch_all) {
+                continue;
+            }
+            let image = Self::image_path(lib);
+            match calls.iter_mut().find(|c| c.0 == image) {
+                Some(c) => c.1.push(i),
+                None => calls.push((image, vec![i])),
+            }
+        }
+        let o = &self.opts;
+        for (image, idx) in calls {
+            let Ok(elf) = Elf::open(&image) else {
+                continue;
+            };
+            let mut key =
+                cache::Key::new(&image, &cache::identity(&image, elf.build_id.as_deref()));
+            for flag in [
+                o.keep_templates,
+                o.jeprof,
+                o.binutils_inline_names,
+                o.nearest_symbol,
+            ] {
+                key.u64(u64::from(flag));
+            }
+            key.u64(o.address_width as u64);
+            // Where a separate debug file could come from.
+            if !elf.has_dwarf() {
+                for c in super::dwarf::debug_file_candidates(&elf) {
+                    key.bytes(c.as_os_str().as_encoded_bytes());
+                    key.bytes(&cache::identity(&c, None));
+                }
+            }
+            for &i in &idx {
+                let lib = &libs[i];
+                key.bytes(lib.path.as_os_str().as_encoded_bytes());
+                if lib.path != image {
+                    key.bytes(&cache::identity(&lib.path, None));
+                }
+                key.u64(lib.start);
+                key.u64(lib.finish);
+                match lib.translate {
+                    Translate::Identity => key.u64(0),
+                    Translate::Mapped { start, offset } => {
+                        key.u64(1);
+                        key.u64(start);
+                        key.u64(offset);
+                    }
+                }
+                key.u64(u64::from(lib.exact));
+                key.addresses(&taken[i]);
+            }
+            let hit = match cache.get(&key) {
+                cache::Found::Hit(e)
+                    if e.calls.len() == idx.len()
+                        && e.calls
+                            .iter()
+                            .zip(&idx)
+                            .all(|(c, &i)| c.frames.len() == taken[i].len()) =>
+                {
+                    Some(e)
+                }
+                cache::Found::Hit(_) => {
+                    warnings.push(format!(
+                        "Warning: the symbol cache entry for {} does not fit its question; ignored (it is written again)",
+                        image.display()
+                    ));
+                    None
+                }
+                cache::Found::Bad(w) => {
+                    warnings.push(w);
+                    None
+                }
+                cache::Found::Miss => None,
+            };
+            out.insert(
+                image,
+                Cached {
+                    key,
+                    hit,
+                    next: 0,
+                    calls: idx.len(),
+                    record: Vec::new(),
+                    flags: (false, false),
+                    complete: true,
+                },
+            );
+        }
+        out
+    }
+}
+
 impl Symbolize for Local {
     /// pprof's `ExtractSymbols`: libraries are taken highest start first, each taking the
     /// addresses left in its range, so libraries win over the program's catch-all range.
@@ -916,26 +1050,108 @@ impl Symbolize for Local {
                 remaining.drain(lo..hi.max(lo)).collect()
             })
             .collect();
-        self.want(&libs, &taken);
+        // The files whose answers come from the cache are not read.
+        let mut cached = self.cache_lookups(&libs, &taken, catch_all, warnings);
+        let hits = cached.values().filter(|c| c.hit.is_some()).count();
+        let skip: Vec<bool> = libs
+            .iter()
+            .map(|l| {
+                cached
+                    .get(&Self::image_path(l))
+                    .is_some_and(|c| c.hit.is_some())
+            })
+            .collect();
+        self.want(&libs, &taken, &skip);
+        let mut written = 0;
         for (i, (lib, pcs)) in libs.iter().zip(taken).enumerate() {
+            let image = Self::image_path(lib);
             if pcs.is_empty() {
-                continue;
-            }
-            if !lib.path.exists() && Some(i) != catch_all {
+                // Nothing to look up here.
+            } else if !lib.path.exists() && Some(i) != catch_all {
                 warnings.push(self.not_found(lib, pcs.len()));
             } else {
-                self.map_to_symbols(lib, &pcs, &mut table, warnings);
+                let flags = match cached.get_mut(&image) {
+                    Some(Cached {
+                        hit: Some(entry),
+                        next,
+                        ..
+                    }) => {
+                        let call = entry
+                            .calls
+                            .get_mut(*next)
+                            .map(std::mem::take)
+                            .unwrap_or_default();
+                        *next += 1;
+                        warnings.extend(call.warnings);
+                        for (&pc, frames) in pcs.iter().zip(call.frames) {
+                            if let Some(f) = frames {
+                                table.insert(pc, f);
+                            }
+                        }
+                        Some((entry.nm_empty, entry.has_dwarf))
+                    }
+                    rec => {
+                        let mut w = Vec::new();
+                        self.map_to_symbols(lib, &pcs, &mut table, &mut w);
+                        let flags = self.images.get(&image).and_then(Option::as_ref).map(|img| {
+                            (
+                                img.nm.get().is_none_or(NmTable::is_empty),
+                                img.dwarf.is_some(),
+                            )
+                        });
+                        warnings.extend(w.iter().cloned());
+                        if let Some(c) = rec {
+                            match flags {
+                                Some(f) => c.flags = f,
+                                None => c.complete = false,
+                            }
+                            c.record.push((w, pcs.clone()));
+                        }
+                        flags
+                    }
+                };
                 if Some(i) == catch_all && lib.path.exists() {
                     self.explain_catch_all(&pcs, &table, warnings);
                 } else if Some(i) != catch_all {
-                    self.explain_unnamed(lib, &pcs, &table, warnings);
+                    self.explain_unnamed(lib, &pcs, &table, flags, warnings);
                 }
             }
             // A file's tables are big: let them go once no later mapping needs them.
             if !libs[i + 1..].iter().any(|l| l.path == lib.path) {
-                let image = Self::debugging_library(&lib.path).unwrap_or_else(|| lib.path.clone());
                 self.images.remove(&image);
             }
+            // The file's answers are complete: keep them for the next run.
+            if !libs[i + 1..].iter().any(|l| Self::image_path(l) == image)
+                && let Some(c) = cached.remove(&image)
+                && c.hit.is_none()
+                && c.complete
+                && c.record.len() == c.calls
+                && let Some(cache) = &self.opts.cache
+                && cache
+                    .put(
+                        &c.key,
+                        &cache::Answers {
+                            calls: c
+                                .record
+                                .iter()
+                                .map(|(w, pcs)| {
+                                    (w.as_slice(), pcs.iter().map(|&pc| table.get(pc)).collect())
+                                })
+                                .collect(),
+                            nm_empty: c.flags.0,
+                            has_dwarf: c.flags.1,
+                        },
+                    )
+                    .is_ok()
+            {
+                written += 1;
+            }
+        }
+        if self.opts.cache.is_some() {
+            self.cache_note = Some(format!(
+                "{hits} {} answered from the symbol cache, {written} written",
+                if hits == 1 { "file" } else { "files" }
+            ));
         }
         table
     }
@@ -976,7 +1192,7 @@ mod tests {
         // The program read for the addresses `a` only, and kept.
         let libs = local.libs(&a, &mut Vec::new());
         let taken: Vec<Vec<u64>> = libs.iter().map(|_| a.clone()).collect();
-        local.want(&libs[..1], &taken[..1]);
+        local.want(&libs[..1], &taken[..1], &[false]);
         assert!(
             local
                 .image(&prog, &mut Vec::new())
@@ -989,7 +1205,7 @@ mod tests {
             .collect();
         assert_eq!(again, fresh(&prog, &b));
         // And a listing reads every byte.
-        local.want(&libs[..1], &taken[..1]);
+        local.want(&libs[..1], &taken[..1], &[false]);
         assert!(
             local
                 .image(&prog, &mut Vec::new())

@@ -11,6 +11,7 @@
 //! * [`embedded`] uses the names that came with a symbolized (`--raw`) profile;
 //! * [`NoSymbols`] finds nothing.
 
+pub mod cache;
 pub mod demangle;
 pub mod dwarf;
 pub mod elf;
@@ -171,4 +172,6 @@ pub struct Options {
     /// (`--pprof_quirks`); otherwise only after a symbol whose extent holds it
     /// ([`extent`]), the others being named `<file>+0x<file address>`.
     pub nearest_symbol: bool,
+    /// Where what was resolved is kept across runs ([`cache`]); `None`: not kept.
+    pub cache: Option<cache::Cache>,
 }

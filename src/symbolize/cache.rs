@@ -1,0 +1,688 @@
+//! What the local symbolizer resolved, kept across runs.
+//!
+//! One entry per symbolized file and set of addresses: the frames of every address, the
+//! warnings the file gave and what the warnings after it need to know. An entry answers only
+//! the exact question it was written for: the same file (its size, modification time and GNU
+//! build id, or when it has none its inode and device; the same for the mapped file when its
+//! symbols come from a debug copy, and for every place a separate debug file could be
+//! found), the same options, the same rpprof binary, and the same addresses taken through the
+//! same mappings. binutils' answer for an address can depend on the other addresses looked up
+//! before it in the same file, so answers are not reused one address at a time: running the
+//! same profile again (or another one with the same addresses in a library) is what hits.
+//!
+//! Entries live in `$XDG_CACHE_HOME/rpprof/` (default `~/.cache/rpprof/`), one file each,
+//! written to a temporary name and renamed, the oldest removed past a size cap. An entry
+//! whose stored question is not the one asked, or that cannot be decoded, is ignored with a
+//! warning and written again.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use rustc_hash::FxHashMap;
+
+use super::Frame;
+
+/// The first bytes of an entry (the format's version is the last digit).
+const MAGIC: &[u8; 8] = b"RPSYMC01";
+/// Entries are removed, oldest first, once the folder holds more than this (bytes), unless
+/// `RPPROF_CACHE_MAX_MB` says otherwise.
+const DEFAULT_MAX_BYTES: u64 = 512 << 20;
+/// The file name ending of an entry.
+const EXT: &str = "sym";
+
+/// The cache folder: `$XDG_CACHE_HOME/rpprof`, else `$HOME/.cache/rpprof`.
+pub fn default_dir() -> Option<PathBuf> {
+    let xdg = std::env::var_os("XDG_CACHE_HOME").filter(|v| Path::new(v).is_absolute());
+    let base = match xdg {
+        Some(x) => PathBuf::from(x),
+        None => PathBuf::from(std::env::var_os("HOME").filter(|h| !h.is_empty())?).join(".cache"),
+    };
+    Some(base.join("rpprof"))
+}
+
+/// True when the environment turns the cache off (`RPPROF_NO_CACHE` set to anything but
+/// empty or `0`).
+pub fn disabled_by_env() -> bool {
+    std::env::var_os("RPPROF_NO_CACHE").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// How a file is told apart from its next build, or from itself changed in place: its size
+/// and modification time, with its GNU build id when it has one (a copy that keeps the
+/// time, `cp -p`, is then the same file), else with its inode and device.
+pub fn identity(path: &Path, build_id: Option<&[u8]>) -> Vec<u8> {
+    let mut w = Writer::default();
+    let Ok(m) = std::fs::metadata(path) else {
+        w.u8(0);
+        return w.0;
+    };
+    w.u8(1);
+    w.u64(m.len());
+    let mtime = m
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos());
+    w.bytes(&mtime.to_le_bytes());
+    match build_id {
+        Some(id) if !id.is_empty() => {
+            w.u8(1);
+            w.bytes(id);
+        }
+        _ => {
+            w.u8(0);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::MetadataExt;
+                w.u64(m.ino());
+                w.u64(m.dev());
+            }
+        }
+    }
+    w.0
+}
+
+/// The rpprof binary itself: a rebuild of rpprof may answer differently.
+fn own_identity() -> Vec<u8> {
+    let mut w = Writer::default();
+    w.str(env!("CARGO_PKG_VERSION"));
+    if let Ok(exe) = std::env::current_exe() {
+        w.bytes(&identity(&exe, None));
+    }
+    w.0
+}
+
+/// The question an entry answers, as bytes, built by the symbolizer.
+#[derive(Default)]
+pub struct Key {
+    w: Writer,
+    /// The file, for `--list_cache`.
+    file: String,
+    addresses: usize,
+}
+
+impl Key {
+    /// A key for the symbols of `file`, whose identity (see [`identity`]) is `id`.
+    pub fn new(file: &Path, id: &[u8]) -> Key {
+        let mut w = Writer::default();
+        w.bytes(&own_identity());
+        // As named (the warnings print it), and where that is.
+        w.bytes(file.as_os_str().as_encoded_bytes());
+        let abs = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
+        w.bytes(abs.as_os_str().as_encoded_bytes());
+        w.bytes(id);
+        Key {
+            w,
+            file: file.display().to_string(),
+            addresses: 0,
+        }
+    }
+
+    /// Adds a number to the question.
+    pub fn u64(&mut self, v: u64) {
+        self.w.u64(v);
+    }
+
+    /// Adds bytes to the question.
+    pub fn bytes(&mut self, b: &[u8]) {
+        self.w.bytes(b);
+    }
+
+    /// Adds addresses to the question.
+    pub fn addresses(&mut self, pcs: &[u64]) {
+        self.addresses += pcs.len();
+        self.w.u64(pcs.len() as u64);
+        for &pc in pcs {
+            self.w.u64(pc);
+        }
+    }
+
+    /// The entry's file name: a hash of the question.
+    fn file_name(&self) -> String {
+        // FNV-1a, 64 bits, twice with different offsets: a name, not a proof (the whole
+        // question is stored and compared).
+        let mut a: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut b: u64 = 0x6c62_272e_07bb_0142;
+        for &x in &self.w.0 {
+            a = (a ^ u64::from(x)).wrapping_mul(0x0000_0100_0000_01b3);
+            b = (b ^ u64::from(x)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        format!("{a:016x}{b:016x}.{EXT}")
+    }
+}
+
+/// The outcome of one file's symbolization for one mapping of it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Call {
+    /// The warnings it gave, in order.
+    pub warnings: Vec<String>,
+    /// The frames of each of its addresses (in the order of the key's), `None` without an
+    /// entry in the table.
+    pub frames: Vec<Option<Vec<Frame>>>,
+}
+
+/// Everything one file answered.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Entry {
+    /// One per mapping, in order.
+    pub calls: Vec<Call>,
+    /// The file has no symbol table entries.
+    pub nm_empty: bool,
+    /// The file has DWARF (its own or a separate debug file's).
+    pub has_dwarf: bool,
+}
+
+/// One mapping's answers, borrowed: its warnings and the frames of each of its addresses
+/// (`None`: no entry in the table).
+pub type CallAnswers<'a> = (&'a [String], Vec<Option<&'a [Frame]>>);
+
+/// What one file answered, as [`Cache::put`] stores it: borrowed from the symbol table.
+pub struct Answers<'a> {
+    /// One per mapping, in order.
+    pub calls: Vec<CallAnswers<'a>>,
+    /// The file has no symbol table entries.
+    pub nm_empty: bool,
+    /// The file has DWARF (its own or a separate debug file's).
+    pub has_dwarf: bool,
+}
+
+impl Entry {
+    /// The entry as [`Cache::put`] takes it.
+    pub fn answers(&self) -> Answers<'_> {
+        Answers {
+            calls: self
+                .calls
+                .iter()
+                .map(|c| {
+                    (
+                        c.warnings.as_slice(),
+                        c.frames.iter().map(|f| f.as_deref()).collect(),
+                    )
+                })
+                .collect(),
+            nm_empty: self.nm_empty,
+            has_dwarf: self.has_dwarf,
+        }
+    }
+}
+
+/// The cache folder and its limit.
+#[derive(Debug, Clone)]
+pub struct Cache {
+    dir: PathBuf,
+    max_bytes: u64,
+}
+
+/// What a lookup found.
+pub enum Found {
+    /// An entry for this question.
+    Hit(Entry),
+    /// None.
+    Miss,
+    /// One that cannot be used: the warning says why.
+    Bad(String),
+}
+
+impl Cache {
+    /// The cache in `dir`.
+    pub fn new(dir: PathBuf) -> Cache {
+        let max_bytes = std::env::var("RPPROF_CACHE_MAX_MB")
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map_or(DEFAULT_MAX_BYTES, |mb| mb.saturating_mul(1 << 20));
+        Cache { dir, max_bytes }
+    }
+
+    /// The folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The size past which the least recently used entries are removed (bytes).
+    pub fn max_bytes(&self) -> u64 {
+        self.max_bytes
+    }
+
+    /// The entry answering `key`, if any.
+    pub fn get(&self, key: &Key) -> Found {
+        let path = self.dir.join(key.file_name());
+        let data = match std::fs::read(&path) {
+            Ok(d) => d,
+            Err(_) => return Found::Miss,
+        };
+        match decode(&data, &key.w.0) {
+            Ok(e) => {
+                // Used now: the last to be removed.
+                if let Ok(f) = std::fs::File::options().append(true).open(&path) {
+                    let _ = f.set_modified(SystemTime::now());
+                }
+                Found::Hit(e)
+            }
+            Err(why) => Found::Bad(format!(
+                "Warning: {}: {why}; ignored (it is written again)",
+                path.display()
+            )),
+        }
+    }
+
+    /// Stores `entry` as the answer to `key`. A failure is a warning: the run goes on.
+    pub fn put(&self, key: &Key, answers: &Answers<'_>) -> Result<(), String> {
+        let bytes = encode(key, answers);
+        let name = key.file_name();
+        let path = self.dir.join(&name);
+        let tmp = self.dir.join(format!(".{name}.{}.tmp", std::process::id()));
+        let write = || -> std::io::Result<()> {
+            std::fs::create_dir_all(&self.dir)?;
+            let mut f = std::fs::File::create(&tmp)?;
+            f.write_all(&bytes)?;
+            f.flush()?;
+            drop(f);
+            std::fs::rename(&tmp, &path)
+        };
+        if let Err(e) = write() {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(format!(
+                "Warning: cannot write the symbol cache entry {}: {e}",
+                path.display()
+            ));
+        }
+        self.trim();
+        Ok(())
+    }
+
+    /// The entries: (path, size, last used, file, number of addresses), newest first.
+    pub fn list(&self) -> Vec<(PathBuf, u64, SystemTime, String, u64)> {
+        let mut out = Vec::new();
+        let Ok(rd) = std::fs::read_dir(&self.dir) else {
+            return out;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.extension().is_none_or(|x| x != EXT) {
+                continue;
+            }
+            let Ok(m) = e.metadata() else { continue };
+            let (file, n) = std::fs::read(&p)
+                .ok()
+                .and_then(|d| header(&d))
+                .unwrap_or_else(|| ("(damaged)".to_string(), 0));
+            out.push((
+                p,
+                m.len(),
+                m.modified().unwrap_or(SystemTime::UNIX_EPOCH),
+                file,
+                n,
+            ));
+        }
+        out.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
+        out
+    }
+
+    /// Removes every entry; returns how many and their bytes.
+    pub fn clear(&self) -> std::io::Result<(usize, u64)> {
+        let mut n = 0;
+        let mut bytes = 0;
+        let rd = match std::fs::read_dir(&self.dir) {
+            Ok(rd) => rd,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((0, 0)),
+            Err(e) => return Err(e),
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            if p.extension().is_some_and(|x| x == EXT)
+                || (name.starts_with('.') && name.ends_with(".tmp"))
+            {
+                bytes += e.metadata().map_or(0, |m| m.len());
+                std::fs::remove_file(&p)?;
+                n += 1;
+            }
+        }
+        Ok((n, bytes))
+    }
+
+    /// Removes the least recently used entries while the folder is over its limit.
+    fn trim(&self) {
+        let mut entries = self.list();
+        let mut total: u64 = entries.iter().map(|e| e.1).sum();
+        while total > self.max_bytes {
+            let Some((p, len, ..)) = entries.pop() else {
+                break;
+            };
+            if std::fs::remove_file(&p).is_ok() {
+                total = total.saturating_sub(len);
+            }
+        }
+    }
+}
+
+#[derive(Default)]
+struct Writer(Vec<u8>);
+
+impl Writer {
+    fn u8(&mut self, v: u8) {
+        self.0.push(v);
+    }
+    fn u32(&mut self, v: u32) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u64(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn bytes(&mut self, b: &[u8]) {
+        self.u64(b.len() as u64);
+        self.0.extend_from_slice(b);
+    }
+    fn str(&mut self, s: &str) {
+        self.bytes(s.as_bytes());
+    }
+}
+
+struct Reader<'a> {
+    data: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+        let end = self
+            .at
+            .checked_add(n)
+            .filter(|&e| e <= self.data.len())
+            .ok_or_else(|| format!("cut short at byte {}", self.data.len()))?;
+        let s = &self.data[self.at..end];
+        self.at = end;
+        Ok(s)
+    }
+    fn u8(&mut self) -> Result<u8, String> {
+        Ok(self.take(1)?[0])
+    }
+    fn u32(&mut self) -> Result<u32, String> {
+        let b = self.take(4)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+    fn u64(&mut self) -> Result<u64, String> {
+        let b = self.take(8)?;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(b);
+        Ok(u64::from_le_bytes(a))
+    }
+    fn len(&mut self) -> Result<usize, String> {
+        let at = self.at;
+        let n = self.u64()?;
+        usize::try_from(n)
+            .ok()
+            .filter(|&n| n <= self.data.len() - self.at.min(self.data.len()))
+            .ok_or_else(|| format!("bad length {n} at byte {at}"))
+    }
+    fn bytes(&mut self) -> Result<&'a [u8], String> {
+        let n = self.len()?;
+        self.take(n)
+    }
+    fn str(&mut self) -> Result<&'a str, String> {
+        let at = self.at;
+        std::str::from_utf8(self.bytes()?).map_err(|_| format!("bad text at byte {at}"))
+    }
+}
+
+/// An entry's bytes: magic, what it is for (for listing), the question, the strings, the
+/// answers.
+fn encode(key: &Key, answers: &Answers<'_>) -> Vec<u8> {
+    // Names are shared (`Arc`): numbered once per shared string; places are written as
+    // they are.
+    let mut strings: Vec<&str> = Vec::new();
+    let mut index: FxHashMap<usize, u32> = FxHashMap::default();
+    fn number<'a>(
+        s: &'a Arc<str>,
+        strings: &mut Vec<&'a str>,
+        index: &mut FxHashMap<usize, u32>,
+    ) -> u32 {
+        let next = strings.len() as u32;
+        let i = *index
+            .entry(Arc::as_ptr(s) as *const u8 as usize)
+            .or_insert(next);
+        if i == next {
+            strings.push(s);
+        }
+        i
+    }
+    let mut calls = Writer::default();
+    calls.u64(answers.calls.len() as u64);
+    for (warnings, frames) in &answers.calls {
+        calls.u64(warnings.len() as u64);
+        for w in warnings.iter() {
+            calls.str(w);
+        }
+        calls.u64(frames.len() as u64);
+        for f in frames {
+            match f {
+                None => calls.u32(u32::MAX),
+                Some(frames) => {
+                    calls.u32(frames.len() as u32);
+                    for fr in frames.iter() {
+                        let f = number(&fr.function, &mut strings, &mut index);
+                        calls.u32(f);
+                        let s = number(&fr.short, &mut strings, &mut index);
+                        calls.u32(s);
+                        calls.str(&fr.fileline);
+                    }
+                }
+            }
+        }
+    }
+    let mut w = Writer(Vec::with_capacity(key.w.0.len() + calls.0.len() + 64));
+    w.0.extend_from_slice(MAGIC);
+    w.str(&key.file);
+    w.u64(key.addresses as u64);
+    w.bytes(&key.w.0);
+    w.u8(u8::from(answers.nm_empty));
+    w.u8(u8::from(answers.has_dwarf));
+    w.u64(strings.len() as u64);
+    for s in &strings {
+        w.str(s);
+    }
+    w.0.extend_from_slice(&calls.0);
+    w.0
+}
+
+/// The file and number of addresses an entry is for.
+fn header(data: &[u8]) -> Option<(String, u64)> {
+    let mut r = Reader { data, at: 0 };
+    (r.take(8).ok()? == MAGIC).then_some(())?;
+    let file = r.str().ok()?.to_string();
+    Some((file, r.u64().ok()?))
+}
+
+/// The entry in `data`, if it answers `question`.
+fn decode(data: &[u8], question: &[u8]) -> Result<Entry, String> {
+    let mut r = Reader { data, at: 0 };
+    if r.take(8).ok() != Some(MAGIC.as_slice()) {
+        return Err("not a symbol cache entry of this rpprof version".to_string());
+    }
+    r.str()?;
+    r.u64()?;
+    if r.bytes()? != question {
+        return Err("a symbol cache entry for another question (hash collision?)".to_string());
+    }
+    let nm_empty = r.u8()? != 0;
+    let has_dwarf = r.u8()? != 0;
+    let n = r.len()?;
+    let mut strings: Vec<Arc<str>> = Vec::with_capacity(n);
+    for _ in 0..n {
+        strings.push(Arc::from(r.str()?));
+    }
+    let string = |i: u32, at: usize| -> Result<&Arc<str>, String> {
+        strings
+            .get(i as usize)
+            .ok_or_else(|| format!("bad string number {i} at byte {at}"))
+    };
+    let ncalls = r.len()?;
+    let mut calls = Vec::with_capacity(ncalls.min(1024));
+    for _ in 0..ncalls {
+        let nw = r.len()?;
+        let mut warnings = Vec::with_capacity(nw.min(1024));
+        for _ in 0..nw {
+            warnings.push(r.str()?.to_string());
+        }
+        let nf = r.len()?;
+        let mut frames = Vec::with_capacity(nf);
+        for _ in 0..nf {
+            let k = r.u32()?;
+            if k == u32::MAX {
+                frames.push(None);
+                continue;
+            }
+            let mut v = Vec::with_capacity((k as usize).min(256));
+            for _ in 0..k {
+                let at = r.at;
+                let function = string(r.u32()?, at)?.clone();
+                let short = string(r.u32()?, at)?.clone();
+                let fileline = r.str()?.to_string();
+                v.push(Frame {
+                    function,
+                    fileline,
+                    short,
+                });
+            }
+            frames.push(Some(v));
+        }
+        calls.push(Call { warnings, frames });
+    }
+    if r.at != data.len() {
+        return Err(format!("{} bytes left over at the end", data.len() - r.at));
+    }
+    Ok(Entry {
+        calls,
+        nm_empty,
+        has_dwarf,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> (Key, Entry) {
+        let mut key = Key::new(Path::new("/bin/prog"), b"id");
+        key.u64(7);
+        key.addresses(&[0x10, 0x20, 0x30]);
+        let f = |n: &str, fl: &str| Frame::new(n, fl.to_string(), false);
+        let entry = Entry {
+            calls: vec![
+                Call {
+                    warnings: vec!["Warning: one".into()],
+                    frames: vec![Some(vec![f("main", "a.c:1"), f("inl<int>", "a.c:2")]), None],
+                },
+                Call {
+                    warnings: vec![],
+                    frames: vec![Some(vec![f("main", "a.c:3")])],
+                },
+            ],
+            nm_empty: false,
+            has_dwarf: true,
+        };
+        (key, entry)
+    }
+
+    #[test]
+    fn entries_read_back_as_written() {
+        let (key, entry) = sample();
+        let bytes = encode(&key, &entry.answers());
+        assert_eq!(decode(&bytes, &key.w.0), Ok(entry));
+        assert_eq!(header(&bytes), Some(("/bin/prog".to_string(), 3)));
+    }
+
+    /// Every cut and every flipped byte is an error or the same question's answer, never a
+    /// panic; another question is refused.
+    #[test]
+    fn damaged_entries_are_refused() {
+        let (key, entry) = sample();
+        let bytes = encode(&key, &entry.answers());
+        for cut in 0..bytes.len() {
+            assert!(decode(&bytes[..cut], &key.w.0).is_err(), "cut at {cut}");
+        }
+        for i in 0..bytes.len() {
+            let mut b = bytes.clone();
+            b[i] ^= 0xff;
+            let _ = decode(&b, &key.w.0);
+        }
+        let mut other = Key::new(Path::new("/bin/prog"), b"id");
+        other.u64(8);
+        other.addresses(&[0x10, 0x20, 0x30]);
+        assert_ne!(other.file_name(), key.file_name());
+        assert!(decode(&bytes, &other.w.0).is_err());
+    }
+
+    /// A touch or a change of size makes another file; a copy that keeps the time is the
+    /// same build when the file has a build id, another file when it has none.
+    #[test]
+    fn identities() {
+        let d = std::env::temp_dir().join(format!("rpprof-cache-id-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        let p = d.join("f");
+        std::fs::write(&p, b"0123").unwrap();
+        let at = |p: &Path, secs: u64| {
+            let f = std::fs::File::options().append(true).open(p).unwrap();
+            f.set_modified(SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(secs))
+                .unwrap();
+        };
+        at(&p, 1000);
+        let (plain, built) = (identity(&p, None), identity(&p, Some(b"abcd")));
+        assert_ne!(plain, built);
+        assert_ne!(identity(&p, Some(b"abce")), built);
+        let copy = d.join("copy");
+        std::fs::copy(&p, &copy).unwrap();
+        at(&copy, 1000);
+        assert_eq!(identity(&copy, Some(b"abcd")), built);
+        assert_ne!(identity(&copy, None), plain);
+        at(&p, 1001);
+        assert_ne!(identity(&p, None), plain);
+        assert_ne!(identity(&p, Some(b"abcd")), built);
+        std::fs::write(&p, b"01234").unwrap();
+        at(&p, 1000);
+        assert_ne!(identity(&p, Some(b"abcd")), built);
+        assert_ne!(identity(&d.join("absent"), None), plain);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    /// Past the cap, the least recently used entries go first.
+    #[test]
+    fn the_cap_removes_the_oldest() {
+        let d = std::env::temp_dir().join(format!("rpprof-cache-cap-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        let cache = Cache {
+            dir: d.clone(),
+            max_bytes: 0,
+        };
+        let (key, entry) = sample();
+        let one = encode(&key, &entry.answers()).len() as u64;
+        let cache = Cache {
+            max_bytes: 2 * one + one / 2,
+            ..cache
+        };
+        let mut keys = Vec::new();
+        for i in 0..3 {
+            let mut k = Key::new(Path::new("/bin/prog"), b"id");
+            k.u64(i);
+            k.addresses(&[0x10, 0x20, 0x30]);
+            cache.put(&k, &entry.answers()).unwrap();
+            let f = std::fs::File::options()
+                .append(true)
+                .open(d.join(k.file_name()))
+                .unwrap();
+            f.set_modified(SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1000 + i))
+                .unwrap();
+            keys.push(k);
+        }
+        // The third put found three entries, one too many: the oldest went.
+        let left: Vec<bool> = keys
+            .iter()
+            .map(|k| matches!(cache.get(k), Found::Hit(_)))
+            .collect();
+        assert_eq!(left, [false, true, true]);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+}
