@@ -111,20 +111,24 @@ for k in 1 4 16; do
     cases+=("$name $runs/large/src/large $tmp/$name.prof")
 done
 
-# time NAME RUNS [--fresh-cache] CMD...: fastest wall time and largest peak memory.
+# measure NAME RUNS [--fresh-cache] CMD...: fastest wall time (bash's clock, around
+# /usr/bin/time) and largest peak memory (/usr/bin/time).
 measure() {
     local name=$1 n=$2 fresh=0 i secs kb best="" bestkb=0
     shift 2
     if [ "$1" = --fresh-cache ]; then fresh=1; shift; fi
     for ((i = 0; i < n; i++)); do
         [ $fresh = 1 ] && rm -rf "$tmp/cache"
-        XDG_CACHE_HOME=$tmp/cache /usr/bin/time -f "%e %M" -o "$tmp/time" "$@" \
+        local t0=$EPOCHREALTIME
+        XDG_CACHE_HOME=$tmp/cache /usr/bin/time -f "%M" -o "$tmp/time" "$@" \
             >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null || {
             echo "$name failed: $(tail -1 "$tmp/$name.err")" >&2
             echo "- -" >"$tmp/$name.res"
             return
         }
-        read -r secs kb <"$tmp/time"
+        local t1=$EPOCHREALTIME
+        secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+        read -r kb <"$tmp/time"
         if [ -z "$best" ] || awk -v a="$secs" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$secs; fi
         [ "$kb" -gt "$bestkb" ] && bestkb=$kb
     done
