@@ -389,8 +389,66 @@ fn spellings(specs: &[OptSpec]) -> Vec<Spelling<'_>> {
     v
 }
 
+/// google-pprof 2.10's long options. An abbreviation unique among them keeps the meaning it
+/// has there when rpprof's own options (`--every`, `--full_names`, `--cache_list`, ...) share
+/// its first letters: `--ev` is still `--evince`, `--ca` still `--callgrind`.
+const PPROF_OPTIONS: &[&str] = &[
+    "add_lib",
+    "addresses",
+    "alloc_objects",
+    "alloc_space",
+    "base",
+    "callgrind",
+    "collapsed",
+    "contentions",
+    "cum",
+    "debug",
+    "disasm",
+    "dot",
+    "drop_negative",
+    "edgefraction",
+    "evince",
+    "files",
+    "focus",
+    "functions",
+    "gif",
+    "gv",
+    "heapcheck",
+    "help",
+    "ignore",
+    "interactive",
+    "inuse_objects",
+    "inuse_space",
+    "lib_prefix",
+    "lines",
+    "list",
+    "maxdegree",
+    "mean_delay",
+    "no-auto-signal-frm",
+    "no_strip_temp",
+    "nodecount",
+    "nodefraction",
+    "pdf",
+    "ps",
+    "raw",
+    "scale",
+    "seconds",
+    "show_addresses",
+    "show_bytes",
+    "stacks",
+    "svg",
+    "symbols",
+    "test",
+    "test_stride",
+    "text",
+    "tools",
+    "total_delay",
+    "version",
+    "web",
+];
+
 /// Resolves a typed option name as Getopt::Long does: an exact match (any case), else the
-/// only option it is a prefix of.
+/// only option it is a prefix of (or the only one of pprof's, see [`PPROF_OPTIONS`]).
 fn resolve<'a>(typed: &str, all: &'a [Spelling<'a>]) -> Result<&'a Spelling<'a>> {
     let t = typed.to_ascii_lowercase();
     if let Some(s) = all.iter().find(|s| s.text == t) {
@@ -404,6 +462,9 @@ fn resolve<'a>(typed: &str, all: &'a [Spelling<'a>]) -> Result<&'a Spelling<'a>>
         0 => Err(Error::usage(format!("Unknown option: {typed}"))),
         _ if options.len() == 1 && hits.iter().all(|h| h.negated == hits[0].negated) => Ok(hits[0]),
         _ => {
+            if let Some(h) = pprof_meaning(&hits) {
+                return Ok(h);
+            }
             let mut names: Vec<&str> = hits.iter().map(|s| s.text.as_str()).collect();
             names.sort_unstable();
             names.dedup();
@@ -413,6 +474,18 @@ fn resolve<'a>(typed: &str, all: &'a [Spelling<'a>]) -> Result<&'a Spelling<'a>>
             )))
         }
     }
+}
+
+/// The one spelling among `hits` that names an option of pprof's, when there is one.
+fn pprof_meaning<'a>(hits: &[&'a Spelling<'a>]) -> Option<&'a Spelling<'a>> {
+    let ours: Vec<&&Spelling<'_>> = hits
+        .iter()
+        .filter(|h| PPROF_OPTIONS.contains(&h.spec.name.as_str()))
+        .collect();
+    let first = ours.first()?;
+    ours.iter()
+        .all(|h| h.spec.name == first.spec.name && h.negated == first.negated)
+        .then_some(**first)
 }
 
 fn check_value(spec: &OptSpec, value: &str) -> Result<()> {
@@ -765,6 +838,50 @@ mod tests {
             ["--cum", "--", "a"]
         );
         assert_eq!(norm(&["--", "-x"]).unwrap(), ["--", "-x"]);
+    }
+
+    /// Every abbreviation unique among pprof's options means there what it means in pprof,
+    /// whatever rpprof's own options begin with.
+    #[test]
+    fn pprof_abbreviations_keep_their_meaning() {
+        let specs = specs();
+        let all = spellings(&specs);
+        let mut checked = 0;
+        // pprof's spellings, its switches' negations (`--nocum`, `--no-cum`) included.
+        let pprof: Vec<String> = PPROF_OPTIONS
+            .iter()
+            .flat_map(|o| [o.to_string(), format!("no{o}"), format!("no-{o}")])
+            .collect();
+        for name in PPROF_OPTIONS {
+            assert!(
+                specs.iter().any(|s| s.name == *name),
+                "{name} is not an option"
+            );
+            for end in 1..=name.len() {
+                let typed = &name[..end];
+                // An exact name always resolves; a prefix only when pprof has one meaning for it.
+                if typed != *name && pprof.iter().any(|t| t != name && t.starts_with(typed)) {
+                    continue;
+                }
+                let s = resolve(typed, &all).unwrap_or_else(|e| panic!("--{typed}: {e}"));
+                assert_eq!(
+                    (s.spec.name.as_str(), s.negated),
+                    (*name, false),
+                    "--{typed}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 200, "{checked}");
+        // rpprof's own options are still reached by their unique abbreviations.
+        for (typed, name) in [
+            ("cache_l", "cache_list"),
+            ("ever", "every"),
+            ("full", "full_names"),
+        ] {
+            assert_eq!(resolve(typed, &all).unwrap().spec.name, name);
+        }
+        assert!(resolve("no_", &all).is_ok_and(|s| s.spec.name == "no_strip_temp"));
     }
 
     #[test]
