@@ -82,6 +82,12 @@ fn main() -> ExitCode {
         let mut out = stdout.lock();
         return match rpprof::pipeline::cache_command(*cache_clear, *cache_list, &mut out) {
             Ok(()) => ExitCode::SUCCESS,
+            // A reader that went away (`rpprof --cache_list | head`) ends the run quietly.
+            Err(Error {
+                kind: ErrorKind::Io(e),
+                path: None,
+                ..
+            }) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
             Err(e) => {
                 let _ = writeln!(stderr.lock(), "rpprof: {e}");
                 ExitCode::from(e.exit_code())
