@@ -1145,6 +1145,7 @@ fn decode_lines<'a>(
 }
 
 /// A line-program instruction, as far as [`decode_lines`] acts on it.
+#[cfg_attr(test, derive(Debug, PartialEq))]
 enum LineInstruction<'b> {
     Special(u8),
     Copy,
@@ -2064,24 +2065,7 @@ impl DwarfSource for Dwarf {
 mod tests {
     use super::*;
 
-    /// An instruction, as [`decode_lines`] sees it, for comparisons.
-    #[derive(Debug, PartialEq)]
-    enum Seen {
-        Special(u8),
-        Copy,
-        AdvancePc(u64),
-        AdvanceLine(i64),
-        SetFile(u64),
-        ConstAddPc,
-        FixedAddPc(u16),
-        EndSequence,
-        SetAddress(u64),
-        DefineFile(Vec<u8>, u64),
-        SetDiscriminator(u64),
-        Other,
-    }
-
-    fn ours(header: &gimli::LineProgramHeader<R<'_>>) -> Vec<Seen> {
+    fn ours<'a>(header: &gimli::LineProgramHeader<R<'a>>) -> Vec<LineInstruction<'a>> {
         let buf = header.raw_program_buf();
         let mut it = Instructions {
             b: buf.slice(),
@@ -2094,47 +2078,33 @@ mod tests {
         };
         let mut out = Vec::new();
         while let Some(i) = it.next() {
-            out.push(match i {
-                LineInstruction::Special(o) => Seen::Special(o),
-                LineInstruction::Copy => Seen::Copy,
-                LineInstruction::AdvancePc(n) => Seen::AdvancePc(n),
-                LineInstruction::AdvanceLine(n) => Seen::AdvanceLine(n),
-                LineInstruction::SetFile(n) => Seen::SetFile(n),
-                LineInstruction::ConstAddPc => Seen::ConstAddPc,
-                LineInstruction::FixedAddPc(n) => Seen::FixedAddPc(n),
-                LineInstruction::EndSequence => Seen::EndSequence,
-                LineInstruction::SetAddress(a) => Seen::SetAddress(a),
-                LineInstruction::DefineFile(p, d) => Seen::DefineFile(p.to_vec(), d),
-                LineInstruction::SetDiscriminator(d) => Seen::SetDiscriminator(d),
-                LineInstruction::Other => Seen::Other,
-            });
+            out.push(i);
         }
         out
     }
 
-    fn gimli_reads(header: &gimli::LineProgramHeader<R<'_>>) -> Vec<Seen> {
+    fn gimli_reads<'a>(header: &gimli::LineProgramHeader<R<'a>>) -> Vec<LineInstruction<'a>> {
+        use LineInstruction as Ours;
         use gimli::LineInstruction as L;
         let mut it = header.instructions();
         let mut out = Vec::new();
         while let Ok(Some(i)) = it.next_instruction(header) {
             out.push(match i {
-                L::Special(o) => Seen::Special(o),
-                L::Copy => Seen::Copy,
-                L::AdvancePc(n) => Seen::AdvancePc(n),
-                L::AdvanceLine(n) => Seen::AdvanceLine(n),
-                L::SetFile(n) => Seen::SetFile(n),
-                L::ConstAddPc => Seen::ConstAddPc,
-                L::FixedAddPc(n) => Seen::FixedAddPc(n),
-                L::EndSequence => Seen::EndSequence,
-                L::SetAddress(a) => Seen::SetAddress(a),
+                L::Special(o) => Ours::Special(o),
+                L::Copy => Ours::Copy,
+                L::AdvancePc(n) => Ours::AdvancePc(n),
+                L::AdvanceLine(n) => Ours::AdvanceLine(n),
+                L::SetFile(n) => Ours::SetFile(n),
+                L::ConstAddPc => Ours::ConstAddPc,
+                L::FixedAddPc(n) => Ours::FixedAddPc(n),
+                L::EndSequence => Ours::EndSequence,
+                L::SetAddress(a) => Ours::SetAddress(a),
                 L::DefineFile(e) => match e.path_name() {
-                    AttributeValue::String(p) => {
-                        Seen::DefineFile(p.slice().to_vec(), e.directory_index())
-                    }
-                    _ => Seen::Other,
+                    AttributeValue::String(p) => Ours::DefineFile(p.slice(), e.directory_index()),
+                    _ => Ours::Other,
                 },
-                L::SetDiscriminator(d) => Seen::SetDiscriminator(d),
-                _ => Seen::Other,
+                L::SetDiscriminator(d) => Ours::SetDiscriminator(d),
+                _ => Ours::Other,
             });
         }
         out
