@@ -72,38 +72,16 @@ fn main() -> ExitCode {
             }
         };
     }
-    if let Ok(Args {
-        cache_list,
-        cache_clear,
-        ..
-    }) = &args
-        && (*cache_list || *cache_clear)
-    {
-        let mut out = stdout.lock();
-        return match rpprof::pipeline::cache_command(*cache_clear, *cache_list, &mut out) {
-            Ok(()) => ExitCode::SUCCESS,
-            // A reader that went away (`rpprof --cache_list | head`) ends the run quietly.
-            Err(Error {
-                kind: ErrorKind::Io(e),
-                path: None,
-                ..
-            }) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-            Err(e) => {
-                let _ = writeln!(stderr.lock(), "rpprof: {e}");
-                ExitCode::from(e.exit_code())
-            }
-        };
-    }
     let result = args.and_then(|args| {
+        let mut out = stdout.lock();
+        if args.cache_list || args.cache_clear {
+            return rpprof::pipeline::cache_command(args.cache_clear, args.cache_list, &mut out);
+        }
         let shell = args.no_mode() && std::io::IsTerminal::is_terminal(&std::io::stdout());
         let mut opts = args.into_options(jeprof)?;
         if shell {
             opts.mode = rpprof::report::Mode::Interactive;
         }
-        Ok(opts)
-    });
-    let result = result.and_then(|opts| {
-        let mut out = stdout.lock();
         // Standard error is locked per message, not for the whole run: the web UI's watcher
         // and fetch threads write to it while the main thread serves.
         rpprof::pipeline::run(&opts, &mut out, &mut &stderr)
