@@ -15,7 +15,7 @@
 //! whose stored question is not the one asked, or that cannot be decoded, is ignored with a
 //! warning and written again.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -293,6 +293,23 @@ impl Cache {
 
     /// The entries: (path, size, last used, file, number of addresses), newest first.
     pub fn list(&self) -> Vec<(PathBuf, u64, SystemTime, String, u64)> {
+        self.files()
+            .into_iter()
+            .map(|(p, len, used)| {
+                // Only the first bytes: what the entry is for.
+                let mut head = Vec::new();
+                let (file, n) = std::fs::File::open(&p)
+                    .and_then(|f| f.take(1 << 16).read_to_end(&mut head))
+                    .ok()
+                    .and_then(|_| header(&head))
+                    .unwrap_or_else(|| ("(damaged)".to_string(), 0));
+                (p, len, used, file, n)
+            })
+            .collect()
+    }
+
+    /// The entries' files: (path, size, last used), newest first.
+    fn files(&self) -> Vec<(PathBuf, u64, SystemTime)> {
         let mut out = Vec::new();
         let Ok(rd) = std::fs::read_dir(&self.dir) else {
             return out;
@@ -303,17 +320,7 @@ impl Cache {
                 continue;
             }
             let Ok(m) = e.metadata() else { continue };
-            let (file, n) = std::fs::read(&p)
-                .ok()
-                .and_then(|d| header(&d))
-                .unwrap_or_else(|| ("(damaged)".to_string(), 0));
-            out.push((
-                p,
-                m.len(),
-                m.modified().unwrap_or(SystemTime::UNIX_EPOCH),
-                file,
-                n,
-            ));
+            out.push((p, m.len(), m.modified().unwrap_or(SystemTime::UNIX_EPOCH)));
         }
         out.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
         out
@@ -345,7 +352,7 @@ impl Cache {
 
     /// Removes the least recently used entries while the folder is over its limit.
     fn trim(&self) {
-        let mut entries = self.list();
+        let mut entries = self.files();
         let mut total: u64 = entries.iter().map(|e| e.1).sum();
         while total > self.max_bytes {
             let Some((p, len, ..)) = entries.pop() else {

@@ -78,6 +78,9 @@ pub struct Local {
     wanted: HashMap<PathBuf, Arc<[u64]>>,
     /// What the symbol cache did in the last [`Symbolize::symbolize`] (for `--debug`).
     pub cache_note: Option<String>,
+    /// Files opened to ask the symbol cache, which had no answer: [`Local::image`] takes
+    /// them rather than opening them again.
+    opened: HashMap<PathBuf, Elf>,
 }
 
 /// One file's use of the symbol cache in a run: the question, the answer found or the one
@@ -114,6 +117,7 @@ impl Local {
             images: HashMap::new(),
             wanted: HashMap::new(),
             cache_note: None,
+            opened: HashMap::new(),
         }
     }
 
@@ -384,7 +388,11 @@ impl Local {
     fn image(&mut self, path: &Path, warnings: &mut Vec<String>) -> Option<&Image> {
         if !self.images.contains_key(path) {
             let wanted = self.wanted.get(path).cloned();
-            let img = match Elf::open(path) {
+            let elf = match self.opened.remove(path) {
+                Some(elf) => Ok(elf),
+                None => Elf::open(path),
+            };
+            let img = match elf {
                 Ok(elf) => Some(Image {
                     partial: wanted.is_some(),
                     dwarf: super::dwarf::load_for(
@@ -923,7 +931,7 @@ impl Local {
     /// For each file that will be asked for names, its question to the symbol cache and the
     /// answer found, if any (none without a cache, or for a file that cannot be read).
     fn cache_lookups(
-        &self,
+        &mut self,
         libs: &[Lib],
         taken: &[Vec<u64>],
         catch_all: Option<usize>,
@@ -945,6 +953,7 @@ impl Local {
                 None => calls.push((image, vec![i])),
             }
         }
+        self.opened.clear();
         let o = &self.opts;
         for (image, idx) in calls {
             let Ok(elf) = Elf::open(&image) else {
@@ -1010,6 +1019,9 @@ impl Local {
                 }
                 cache::Found::Miss => None,
             };
+            if hit.is_none() {
+                self.opened.insert(image.clone(), elf);
+            }
             out.insert(
                 image,
                 Cached {
@@ -1147,6 +1159,7 @@ impl Symbolize for Local {
                 written += 1;
             }
         }
+        self.opened.clear();
         if self.opts.cache.is_some() {
             self.cache_note = Some(format!(
                 "{hits} {} answered from the symbol cache, {written} written",
