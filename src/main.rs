@@ -7,10 +7,45 @@ use clap::FromArgMatches;
 use rpprof::cli::{self, Args};
 use rpprof::error::{Error, ErrorKind};
 
-/// rpprof allocates millions of small strings and tables; mimalloc does that about a third
-/// faster than glibc's malloc.
+/// rpprof allocates millions of small strings and tables; mimalloc (version 2: version 3
+/// was slower here and kept more memory) does that about a third faster than glibc's malloc.
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// Profiles totalling more than this many bytes get transparent huge pages (see
+/// [`huge_pages_for`]).
+const HUGE_PAGES_FROM: u64 = 8 << 20;
+
+/// mimalloc asks for transparent huge pages, which make the page faults of a run that builds
+/// hundreds of MB of tables (a big CPU profile's stacks) about 15% cheaper overall, but back
+/// every 2 MiB of its arena that is touched at all: a run over small profiles then needs
+/// about a third more memory than it uses (60 MB instead of 45 MB). Huge pages are turned off
+/// for this process unless the local profile files given (not the program) total more than
+/// [`HUGE_PAGES_FROM`].
+fn huge_pages_for(args: &Args) {
+    #[cfg(target_os = "linux")]
+    {
+        let profiles = match args.paths.len() {
+            0 | 1 => &args.paths[..],
+            _ => &args.paths[1..],
+        };
+        let bytes: u64 = profiles
+            .iter()
+            .chain(args.base.iter())
+            .filter_map(|p| std::fs::metadata(p).ok())
+            .filter(|m| m.is_file())
+            .map(|m| m.len())
+            .sum();
+        if bytes <= HUGE_PAGES_FROM {
+            // SAFETY: PR_SET_THP_DISABLE takes integer arguments and changes only whether
+            // later page faults of this process may use huge pages; a failure (an old kernel)
+            // leaves them as they were, which is only slower or bigger.
+            let _ = unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0) };
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = args;
+}
 
 fn main() -> ExitCode {
     let mut argv = std::env::args_os();
@@ -77,6 +112,7 @@ fn main() -> ExitCode {
         if args.cache_list || args.cache_clear {
             return rpprof::pipeline::cache_command(args.cache_clear, args.cache_list, &mut out);
         }
+        huge_pages_for(&args);
         let shell = args.no_mode() && std::io::IsTerminal::is_terminal(&std::io::stdout());
         let mut opts = args.into_options(jeprof)?;
         if shell {
