@@ -64,6 +64,41 @@ impl Sections {
         }
     }
 
+    /// [`Sections::release`] for the bytes of one unit, once it is parsed: its entries and
+    /// its line program (when they are mapped, not inflated).
+    fn release_unit(&self, unit: &gimli::Unit<R<'_>>) {
+        // The units are those of `.debug_info` (`Tables::new`).
+        let info = (
+            SectionId::DebugInfo,
+            unit.header.offset().0,
+            unit.header.length_including_self(),
+        );
+        let line = unit.line_program.as_ref().map(|lp| {
+            let h = lp.header();
+            let len = h
+                .unit_length()
+                .saturating_add(usize::from(h.format().initial_length_size()));
+            (SectionId::DebugLine, h.offset().0, len)
+        });
+        for (id, off, len) in std::iter::once(info).chain(line) {
+            let Some(&(start, end)) = self.ranges.get(&id) else {
+                continue;
+            };
+            let from = start.saturating_add(off);
+            let to = from.saturating_add(len).min(end);
+            if from < to {
+                // SAFETY: as in `release`.
+                let _ = unsafe {
+                    self.map.unchecked_advise_range(
+                        memmap2::UncheckedAdvice::DontNeed,
+                        from,
+                        to - from,
+                    )
+                };
+            }
+        }
+    }
+
     fn data(&self, id: SectionId) -> &[u8] {
         if let Some(v) = self.owned.get(&id) {
             return v;
@@ -629,7 +664,8 @@ impl<'a> Tables<'a> {
 
     /// Parses, on all cores, the units that lookups of `addrs` will read first. Parsing does
     /// not change what a lookup answers: binutils' reading order is kept by [`parsed`].
-    fn prefetch(&self, addrs: &[u64]) {
+    /// The bytes of each unit parsed are released from memory right away (`sections`).
+    fn prefetch(&self, addrs: &[u64], sections: &Sections) {
         let mut want = vec![false; self.units.len()];
         for &a in addrs {
             let end = self.index.partition_point(|e| e.0 <= a);
@@ -652,6 +688,7 @@ impl<'a> Tables<'a> {
                 let _ = self.parsed[u].get_or_init(|| {
                     parse_unit(&self.dwarf, &self.units, u, self.wanted.as_deref(), &mut sc)
                 });
+                sections.release_unit(&self.units[u].unit);
             }
             self.index_covered();
             return;
@@ -671,6 +708,7 @@ impl<'a> Tables<'a> {
                             let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                             let Some(&u) = todo.get(i) else { break };
                             out.push((u, parse_unit(dwarf, units, u, wanted, &mut sc)));
+                            sections.release_unit(&units[u].unit);
                         }
                         out
                     })
@@ -1967,7 +2005,7 @@ impl DwarfSource for Dwarf {
 
     fn prefetch(&self, vmas: &[u64]) {
         self.cell.with_dependent(|sections, t| {
-            t.prefetch(vmas);
+            t.prefetch(vmas, sections);
             sections.release();
         });
     }
