@@ -382,10 +382,18 @@ pub fn in_allocator_library(name: &str) -> bool {
 /// `--focus`/`--ignore`).
 pub fn unnamed_share_note(stacks: &Stacks, symbols: &SymbolTable) -> Option<String> {
     let (mut unnamed, mut total) = (0.0f64, 0.0f64);
+    // Each leaf's name is looked at once: a CPU profile has millions of stacks over far
+    // fewer leaves.
+    let mut leaf_unnamed: FxHashMap<u64, bool> = FxHashMap::default();
     for (k, v) in &stacks.map {
         total += v.abs();
-        let leaf = k.first().copied();
-        if leaf.is_none_or(|a| symbols.get(a).is_none_or(crate::symbolize::is_unnamed)) {
+        let is_unnamed = match k.first() {
+            None => true,
+            Some(&a) => *leaf_unnamed
+                .entry(a)
+                .or_insert_with(|| symbols.get(a).is_none_or(crate::symbolize::is_unnamed)),
+        };
+        if is_unnamed {
             unnamed += v.abs();
         }
     }
