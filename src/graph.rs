@@ -1052,7 +1052,12 @@ impl IdStacks {
         r.ends.reserve(stacks.map.len());
         r.values.reserve(stacks.map.len());
         for (k, &v) in &stacks.map {
-            r.ids.extend(k.iter().filter_map(|a| index.get(a).copied()));
+            r.ids.reserve(k.len());
+            for a in k {
+                if let Some(&id) = index.get(a) {
+                    r.ids.push(id);
+                }
+            }
             r.ends.push(r.ids.len() as u32);
             r.values.push(v);
         }

@@ -1095,6 +1095,7 @@ impl Symbolize for Local {
                             .unwrap_or_default();
                         *next += 1;
                         warnings.extend(call.warnings);
+                        table.reserve(pcs.len());
                         for (&pc, frames) in pcs.iter().zip(call.frames) {
                             if let Some(f) = frames {
                                 table.insert(pc, f);
