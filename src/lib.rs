@@ -43,6 +43,7 @@
 pub mod cli;
 pub mod error;
 pub mod graph;
+pub mod memory;
 pub mod pipeline;
 pub mod profile;
 pub mod remote;

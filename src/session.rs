@@ -462,6 +462,7 @@ impl Session {
         addrs.sort_unstable();
         addrs.dedup();
         addrs.shrink_to_fit();
+        crate::memory::symbolizing(addrs.len());
         let mut sym_opts = opts.symbol_options(w);
         sym_opts.jeprof = jeprof;
         let mapped_program = program_from_map(main);
