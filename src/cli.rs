@@ -814,6 +814,8 @@ impl Args {
     }
 }
 
+// unwrap here only in tests, on fixtures the tests make themselves (no input reaches
+// them): a failure is the test failing.
 #[cfg(test)]
 mod tests {
     use super::*;
