@@ -26,7 +26,7 @@ use std::cell::{OnceCell, RefCell};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use gimli::{AttributeValue, DwLang, EndianSlice, RunTimeEndian, SectionId, constants};
+use gimli::{AttributeValue, DwLang, EndianSlice, RunTimeEndian, Section, SectionId, constants};
 use memmap2::Mmap;
 use object::{Object, ObjectSection};
 
@@ -66,7 +66,8 @@ impl Sections {
 
     /// [`Sections::release`] for the bytes of one unit, once it is parsed: its entries and
     /// its line program (when they are mapped, not inflated).
-    fn release_unit(&self, unit: &gimli::Unit<R<'_>>) {
+    fn release_unit(&self, unit: Option<&Option<gimli::Unit<R<'_>>>>) {
+        let Some(Some(unit)) = unit else { return };
         // The units are those of `.debug_info` (`Tables::new`).
         let info = (
             SectionId::DebugInfo,
@@ -248,7 +249,11 @@ struct Parsed {
 }
 
 struct UnitSlot<'a> {
-    unit: gimli::Unit<R<'a>>,
+    header: gimli::UnitHeader<R<'a>>,
+    /// The unit with all its abbreviations and its line program's header, made when a
+    /// lookup first needs it (`None`: they cannot be read). A big library's debug file has
+    /// thousands of units, of which a profile needs a few.
+    full: std::sync::OnceLock<Option<gimli::Unit<R<'a>>>>,
     lang: Option<DwLang>,
     comp_dir: Option<String>,
     /// The unit's own address ranges (`DW_AT_ranges`, `DW_AT_low_pc`/`DW_AT_high_pc`).
@@ -447,6 +452,7 @@ impl Dwarf {
             let mut ranges = HashMap::default();
             let mut owned = HashMap::default();
             let base = map.as_ptr() as usize;
+            let mut found = Vec::new();
             for id in ALL_SECTIONS {
                 let name = id.name();
                 let sec = file.section_by_name(name).or_else(|| {
@@ -454,32 +460,61 @@ impl Dwarf {
                     file.section_by_name(&z)
                 });
                 let Some(sec) = sec else { continue };
-                if let Ok(c) = sec.compressed_data()
-                    && !plausible_size(&c)
-                {
-                    return Err(format!(
-                        "{name}: {} compressed bytes cannot hold the {} bytes it claims",
-                        c.data.len(),
-                        c.uncompressed_size
-                    ));
-                }
-                match sec.uncompressed_data() {
+                let compressed = match sec.compressed_data() {
+                    Ok(c) if !plausible_size(&c) => {
+                        return Err(format!(
+                            "{name}: {} compressed bytes cannot hold the {} bytes it claims",
+                            c.data.len(),
+                            c.uncompressed_size
+                        ));
+                    }
+                    Ok(c) if c.format != object::CompressionFormat::None => c.data.len(),
+                    _ => 0,
+                };
+                found.push((id, sec, compressed));
+            }
+            // A separate debug file's sections are compressed: the biggest (.debug_info)
+            // is inflated in a second thread while this one inflates the others.
+            let biggest = found
+                .iter()
+                .enumerate()
+                .max_by_key(|(_, f)| f.2)
+                .filter(|(_, f)| f.2 >= 1 << 16)
+                .map(|(i, _)| i);
+            let (mut data, big) = std::thread::scope(|scope| {
+                let big = biggest.map(|i| {
+                    let sec = &found[i].1;
+                    scope.spawn(move || sec.uncompressed_data())
+                });
+                let data: Vec<_> = found
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| (Some(i) != biggest).then(|| f.1.uncompressed_data()))
+                    .collect();
+                (data, big.map(|h| h.join()))
+            });
+            if let (Some(i), Some(joined)) = (biggest, big) {
+                data[i] = Some(joined.unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+            }
+            for ((id, _, _), data) in found.iter().zip(data) {
+                let Some(data) = data else { continue };
+                match data {
                     Ok(std::borrow::Cow::Borrowed(b)) => {
                         // A slice inside the mapping is kept as a range of it; anything else
                         // (an empty section's static slice: found by fuzzing) is copied.
                         match (b.as_ptr() as usize).checked_sub(base) {
                             Some(start) if start.saturating_add(b.len()) <= map.len() => {
-                                ranges.insert(id, (start, start + b.len()));
+                                ranges.insert(*id, (start, start + b.len()));
                             }
                             _ => {
-                                owned.insert(id, b.to_vec());
+                                owned.insert(*id, b.to_vec());
                             }
                         }
                     }
                     Ok(std::borrow::Cow::Owned(v)) => {
-                        owned.insert(id, v);
+                        owned.insert(*id, v);
                     }
-                    Err(e) => return Err(format!("{name}: {e}")),
+                    Err(e) => return Err(format!("{}: {e}", id.name())),
                 }
             }
             Sections {
@@ -570,7 +605,7 @@ impl<'a> Tables<'a> {
                 Ok(None) => break,
                 Err(_) => break,
             };
-            let Ok(unit) = dwarf.unit(header) else {
+            let Some(unit) = root_unit(&dwarf, header) else {
                 continue;
             };
             let mut lang = None;
@@ -612,7 +647,8 @@ impl<'a> Tables<'a> {
                 index.push((lo, hi, idx));
             }
             units.push(UnitSlot {
-                unit,
+                header,
+                full: std::sync::OnceLock::new(),
                 lang,
                 comp_dir,
                 ranges,
@@ -688,13 +724,13 @@ impl<'a> Tables<'a> {
                 let _ = self.parsed[u].get_or_init(|| {
                     parse_unit(&self.dwarf, &self.units, u, self.wanted.as_deref(), &mut sc)
                 });
-                sections.release_unit(&self.units[u].unit);
+                sections.release_unit(self.units[u].full.get());
             }
             self.index_covered();
             return;
         }
         // Biggest first, so that the threads finish together.
-        todo.sort_by_key(|&u| std::cmp::Reverse(self.units[u].unit.header.length_including_self()));
+        todo.sort_by_key(|&u| std::cmp::Reverse(self.units[u].header.length_including_self()));
         let next = std::sync::atomic::AtomicUsize::new(0);
         let (dwarf, units, todo) = (&self.dwarf, &self.units, &todo);
         let wanted = self.wanted.as_deref();
@@ -708,7 +744,7 @@ impl<'a> Tables<'a> {
                             let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                             let Some(&u) = todo.get(i) else { break };
                             out.push((u, parse_unit(dwarf, units, u, wanted, &mut sc)));
-                            sections.release_unit(&units[u].unit);
+                            sections.release_unit(units[u].full.get());
                         }
                         out
                     })
@@ -801,7 +837,7 @@ fn parse_unit<'a>(
     sc: &mut Scratch<'a>,
 ) -> Option<Parsed> {
     let slot = &units[u];
-    let unit = &slot.unit;
+    let unit = slot.unit(dwarf)?;
     // The ranges of sequences and functions that reach outside the unit's own ranges.
     let mut all = Outside::new(&slot.ranges);
     let (sequences, file_names) = match &unit.line_program {
@@ -1496,6 +1532,134 @@ struct Origin {
     scope: Option<Arc<str>>,
 }
 
+impl<'a> UnitSlot<'a> {
+    /// The whole unit, read now if no one has.
+    fn unit(&self, dwarf: &gimli::Dwarf<R<'a>>) -> Option<&gimli::Unit<R<'a>>> {
+        self.full
+            .get_or_init(|| dwarf.unit(self.header).ok())
+            .as_ref()
+    }
+}
+
+/// The unit of `header` as far as its root entry tells: its root's abbreviation alone (not
+/// the unit's whole table) and no line program. What the unit index needs (the unit's
+/// ranges, language and directory) at a small part of the cost of `gimli::Unit::new`.
+fn root_unit<'a>(
+    dwarf: &gimli::Dwarf<R<'a>>,
+    header: gimli::UnitHeader<R<'a>>,
+) -> Option<gimli::Unit<R<'a>>> {
+    let abbreviations = Arc::new(root_abbreviation(dwarf.debug_abbrev.reader(), &header)?);
+    let mut unit = gimli::Unit {
+        abbreviations,
+        name: None,
+        comp_dir: None,
+        low_pc: 0,
+        str_offsets_base: gimli::DebugStrOffsetsBase::default_for_encoding_and_file(
+            header.encoding(),
+            dwarf.file_type,
+        ),
+        addr_base: gimli::DebugAddrBase(0),
+        loclists_base: gimli::DebugLocListsBase::default_for_encoding_and_file(
+            header.encoding(),
+            dwarf.file_type,
+        ),
+        rnglists_base: gimli::DebugRngListsBase::default_for_encoding_and_file(
+            header.encoding(),
+            dwarf.file_type,
+        ),
+        line_program: None,
+        dwo_id: match header.type_() {
+            gimli::UnitType::Skeleton(id) | gimli::UnitType::SplitCompilation(id) => Some(id),
+            _ => None,
+        },
+        header,
+    };
+    // The bases, read as `gimli::Unit::new` reads them (it reads the line program too).
+    let (mut name, mut comp_dir, mut low_pc) = (None, None, None);
+    {
+        let mut cursor = unit.header.entries(&unit.abbreviations);
+        let root = cursor.next_dfs().ok()??;
+        for attr in root.attrs() {
+            match (attr.name(), attr.value()) {
+                (constants::DW_AT_name, v) => name = Some(v),
+                (constants::DW_AT_comp_dir, v) => comp_dir = Some(v),
+                (constants::DW_AT_low_pc, v) => low_pc = Some(v),
+                (constants::DW_AT_str_offsets_base, AttributeValue::DebugStrOffsetsBase(b)) => {
+                    unit.str_offsets_base = b;
+                }
+                (
+                    constants::DW_AT_addr_base | constants::DW_AT_GNU_addr_base,
+                    AttributeValue::DebugAddrBase(b),
+                ) => unit.addr_base = b,
+                (constants::DW_AT_loclists_base, AttributeValue::DebugLocListsBase(b)) => {
+                    unit.loclists_base = b;
+                }
+                (
+                    constants::DW_AT_rnglists_base | constants::DW_AT_GNU_ranges_base,
+                    AttributeValue::DebugRngListsBase(b),
+                ) => unit.rnglists_base = b,
+                (constants::DW_AT_GNU_dwo_id, AttributeValue::DwoId(id)) => {
+                    unit.dwo_id = unit.dwo_id.or(Some(id));
+                }
+                _ => {}
+            }
+        }
+    }
+    unit.name = name.and_then(|v| dwarf.attr_string(&unit, v).ok());
+    unit.comp_dir = comp_dir.and_then(|v| dwarf.attr_string(&unit, v).ok());
+    if let Some(v) = low_pc {
+        unit.low_pc = dwarf.attr_address(&unit, v).ok()?.unwrap_or(0);
+    }
+    Some(unit)
+}
+
+/// The abbreviation of `header`'s root entry, alone in a table: the entries of the unit's
+/// table are skipped up to it (in a compiler's output it is the first).
+fn root_abbreviation<'a>(
+    section: &R<'a>,
+    header: &gimli::UnitHeader<R<'a>>,
+) -> Option<gimli::Abbreviations> {
+    use gimli::Reader;
+    let code = header
+        .range_from(gimli::UnitOffset(header.header_size())..)
+        .ok()?
+        .read_uleb128()
+        .ok()?;
+    if code == 0 {
+        return None;
+    }
+    let (table, endian) = (section.slice(), section.endian());
+    let mut r = EndianSlice::new(table.get(header.debug_abbrev_offset().0..)?, endian);
+    loop {
+        let begin = table.len() - r.len();
+        let this = r.read_uleb128().ok()?;
+        if this == 0 {
+            return None;
+        }
+        let _tag = r.read_uleb128().ok()?;
+        let _children = r.read_u8().ok()?;
+        loop {
+            let name = r.read_uleb128().ok()?;
+            let form = r.read_uleb128().ok()?;
+            if form == u64::from(constants::DW_FORM_implicit_const.0) {
+                r.read_sleb128().ok()?;
+            }
+            if name == 0 && form == 0 {
+                break;
+            }
+        }
+        if this == code {
+            let end = table.len() - r.len();
+            // The entry and a 0 that ends the table.
+            let mut one = table.get(begin..end)?.to_vec();
+            one.push(0);
+            return gimli::DebugAbbrev::new(&one, endian)
+                .abbreviations(gimli::DebugAbbrevOffset(0))
+                .ok();
+        }
+    }
+}
+
 /// Follows `DW_AT_abstract_origin`/`DW_AT_specification` `r` from unit `u`.
 fn find_abstract_instance<'a>(
     dwarf: &gimli::Dwarf<R<'a>>,
@@ -1515,7 +1679,7 @@ fn find_abstract_instance<'a>(
             // A reference into another unit.
             let mut found = None;
             for (i, s) in units.iter().enumerate() {
-                if let Some(uo) = o.to_unit_offset(&s.unit.header) {
+                if let Some(uo) = o.to_unit_offset(&s.header) {
                     found = Some((i, uo));
                     break;
                 }
@@ -1528,7 +1692,9 @@ fn find_abstract_instance<'a>(
         _ => return,
     };
     let slot = &units[tu];
-    let unit = &slot.unit;
+    let Some(unit) = slot.unit(dwarf) else {
+        return;
+    };
     let Ok(entry) = unit.entry(off) else {
         return;
     };
@@ -1632,7 +1798,7 @@ fn scan_functions<'a>(
     sc: &mut Scratch<'a>,
 ) -> Option<Vec<Func>> {
     let slot = &units[u];
-    let unit = &slot.unit;
+    let unit = slot.unit(dwarf)?;
     for v in [&mut sc.own_scope, &mut sc.counts, &mut sc.scope_stack] {
         v.clear();
     }
@@ -1875,7 +2041,9 @@ fn finish_functions<'a>(
         }
         keep
     });
-    let unit = &units[u].unit;
+    let Some(unit) = units[u].unit(dwarf) else {
+        return Vec::new();
+    };
     let lang = units[u].lang;
     // Abstract instances are shared by many inlined copies: read each once.
     let mut origins: HashMap<(usize, usize), Origin> = HashMap::default();
@@ -2099,9 +2267,80 @@ impl DwarfSource for Dwarf {
     }
 }
 
+// Unwraps here are on DWARF bytes the tests themselves write.
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The unit index reads a unit's root entry with its abbreviation alone, found among
+    /// others before it, and sees what the whole unit shows.
+    #[test]
+    fn root_entry_read_with_its_abbreviation_alone() {
+        use constants::*;
+        let uleb = |v: u16| -> Vec<u8> {
+            if v < 0x80 {
+                vec![v as u8]
+            } else {
+                vec![(v as u8) | 0x80, (v >> 7) as u8]
+            }
+        };
+        let mut abbrev = Vec::new();
+        // Code 2 first: a subprogram with an implicit constant (a value in the table).
+        abbrev.extend([2, DW_TAG_subprogram.0 as u8, 0]);
+        abbrev.extend(uleb(DW_AT_decl_line.0));
+        abbrev.extend(uleb(DW_FORM_implicit_const.0));
+        abbrev.push(5);
+        abbrev.extend([DW_AT_name.0 as u8, DW_FORM_string.0 as u8, 0, 0]);
+        // Code 1: the root, language, address range and directory.
+        abbrev.extend([1, DW_TAG_compile_unit.0 as u8, 1]);
+        abbrev.extend([DW_AT_language.0 as u8, DW_FORM_data1.0 as u8]);
+        abbrev.extend([DW_AT_low_pc.0 as u8, DW_FORM_addr.0 as u8]);
+        abbrev.extend([DW_AT_high_pc.0 as u8, DW_FORM_data1.0 as u8]);
+        abbrev.extend([DW_AT_comp_dir.0 as u8, DW_FORM_string.0 as u8, 0, 0, 0]);
+        // A DWARF 4 unit: the root (code 1), one child (code 2), the end of the children.
+        let mut entries = vec![1, DW_LANG_C_plus_plus_14.0 as u8];
+        entries.extend(0x1000u64.to_le_bytes());
+        entries.push(0x40);
+        entries.extend(b"/src\0");
+        entries.extend([2]);
+        entries.extend(b"f\0");
+        entries.push(0);
+        let mut info = Vec::new();
+        info.extend((7 + entries.len() as u32).to_le_bytes());
+        info.extend(4u16.to_le_bytes());
+        info.extend(0u32.to_le_bytes());
+        info.push(8);
+        info.extend(&entries);
+
+        let le = RunTimeEndian::Little;
+        let dwarf: gimli::Dwarf<R<'_>> = gimli::Dwarf {
+            debug_abbrev: gimli::DebugAbbrev::new(&abbrev, le),
+            debug_info: gimli::DebugInfo::new(&info, le),
+            ..Default::default()
+        };
+        let header = dwarf.units().next().unwrap().unwrap();
+
+        let only = root_abbreviation(dwarf.debug_abbrev.reader(), &header).unwrap();
+        assert_eq!(only.get(1).map(|a| a.tag()), Some(DW_TAG_compile_unit));
+        assert!(only.get(2).is_none());
+
+        let root = root_unit(&dwarf, header).unwrap();
+        let whole = dwarf.unit(header).unwrap();
+        assert_eq!(root.low_pc, 0x1000);
+        assert_eq!(root.low_pc, whole.low_pc);
+        let dir = |u: &gimli::Unit<R<'_>>| u.comp_dir.map(|d| d.slice().to_vec());
+        assert_eq!(dir(&root), Some(b"/src".to_vec()));
+        assert_eq!(dir(&root), dir(&whole));
+        let mut cursor = root.entries();
+        let entry = cursor.next_dfs().unwrap().unwrap();
+        let mut ranges = dwarf.die_ranges(&root, entry).unwrap();
+        let r = ranges.next().unwrap().unwrap();
+        assert_eq!((r.begin, r.end), (0x1000, 0x1040));
+        assert_eq!(
+            entry.attr_value(DW_AT_language),
+            Some(AttributeValue::Language(DW_LANG_C_plus_plus_14))
+        );
+    }
 
     fn ours<'a>(header: &gimli::LineProgramHeader<R<'a>>) -> Vec<LineInstruction<'a>> {
         let buf = header.raw_program_buf();
