@@ -773,6 +773,10 @@ pub fn outside_name(file_name: &str, vma: u64) -> Arc<str> {
 
 /// True when `name` is one [`outside_name`] made.
 pub fn is_outside_name(name: &str) -> bool {
+    // Most names end in `)` or a letter: no search through a long C++ name for those.
+    if !name.as_bytes().last().is_some_and(u8::is_ascii_hexdigit) {
+        return false;
+    }
     name.rsplit_once("+0x").is_some_and(|(file, hex)| {
         !file.is_empty()
             && !file.contains([' ', '(', '<'])
