@@ -1110,7 +1110,9 @@ impl IdStacks {
     pub fn paths(&self, t: &Translation) -> NodePaths {
         // The stacks from `from` on, `n` of them: their nodes and ends (from 0).
         let part = |from: usize, n: usize| -> (Vec<u32>, Vec<u32>) {
-            let (mut ids, mut ends) = (Vec::new(), Vec::with_capacity(n));
+            // About as many nodes as addresses, in proportion to the stacks taken.
+            let room = self.ids.len() / self.ends.len().max(1) * n;
+            let (mut ids, mut ends) = (Vec::with_capacity(room), Vec::with_capacity(n));
             // Node id → the last stack it was put on, to keep each node once per stack.
             let mut on_stack: Vec<u32> = vec![u32::MAX; t.nodes.len()];
             for (s, (k, _)) in self.iter().skip(from).take(n).enumerate() {
