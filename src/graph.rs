@@ -716,8 +716,27 @@ fn reduce_on(stacks: &Stacks, symbols: &SymbolTable, opts: &Options, threads: us
     }
 }
 
-/// Below this many stacks, [`reduce`] runs in one thread.
+/// Below this many stacks (or addresses), the work runs in one thread.
 const PARALLEL_STACKS: usize = 20_000;
+
+/// `f` over `0..n`: in this thread, or, from [`PARALLEL_STACKS`] items on two cores or more,
+/// over the first half here while another thread does the second half. The second half's
+/// result, when there is one, is the second.
+fn in_halves<T: Send>(n: usize, f: impl Fn(std::ops::Range<usize>) -> T + Sync) -> (T, Option<T>) {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if n < PARALLEL_STACKS || threads < 2 {
+        return (f(0..n), None);
+    }
+    let half = n / 2;
+    let (a, b) = std::thread::scope(|s| {
+        let other = s.spawn(|| f(half..n));
+        (f(0..half), other.join())
+    });
+    (
+        a,
+        Some(b.unwrap_or_else(|panic| std::panic::resume_unwind(panic))),
+    )
+}
 
 /// `a` (with its key → id index) plus `b`, node by node.
 fn merge(a: (Reduced, FxHashMap<Arc<str>, u32>), b: Reduced) -> Reduced {
@@ -953,20 +972,11 @@ pub fn translation(
     renames: &Renames,
     opts: &Options,
 ) -> Translation {
-    let map = renames;
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if addrs.len() < PARALLEL_STACKS || threads < 2 {
-        return translate_part(addrs, symbols, map, opts).0;
-    }
-    let (first, second) = addrs.split_at(addrs.len() / 2);
-    let (a, b) = std::thread::scope(|s| {
-        let other = s.spawn(|| translate_part(second, symbols, map, opts).0);
-        let a = translate_part(first, symbols, map, opts);
-        (a, other.join())
+    let (a, b) = in_halves(addrs.len(), |r| {
+        translate_part(&addrs[r], symbols, renames, opts)
     });
-    let b = match b {
-        Ok(b) => b,
-        Err(panic) => std::panic::resume_unwind(panic),
+    let Some((b, _)) = b else {
+        return a.0;
     };
     // The second half's nodes, renumbered into the first's.
     let (mut t, mut ids) = a;
@@ -1064,19 +1074,12 @@ impl IdStacks {
             }
             r
         };
-        let n = stacks.map.len();
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        if n < PARALLEL_STACKS || threads < 2 {
-            return part(&mut stacks.map.iter(), n);
-        }
         // Many stacks (a CPU profile's hundred thousand): the two halves of the map's order
         // on two cores, one after the other in the result.
-        let half = n / 2;
-        let (mut a, b) = std::thread::scope(|s| {
-            let other = s.spawn(|| part(&mut stacks.map.iter().skip(half), n - half));
-            (part(&mut stacks.map.iter().take(half), half), other.join())
+        let (mut a, b) = in_halves(stacks.map.len(), |r| {
+            part(&mut stacks.map.iter().skip(r.start).take(r.len()), r.len())
         });
-        let b = b.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        let Some(b) = b else { return a };
         let offset = a.ids.len() as u32;
         a.ids.extend(b.ids);
         a.ends.extend(b.ends.into_iter().map(|e| e + offset));
@@ -1132,23 +1135,12 @@ impl IdStacks {
             }
             (ids, ends)
         };
-        let n = self.ends.len();
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let (ids, ends) = if n < PARALLEL_STACKS || threads < 2 {
-            part(0, n)
-        } else {
-            let half = n / 2;
-            let (a, b) = std::thread::scope(|s| {
-                let other = s.spawn(|| part(half, n - half));
-                (part(0, half), other.join())
-            });
-            let (mut ids, mut ends) = a;
-            let (b_ids, b_ends) = b.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        let ((mut ids, mut ends), b) = in_halves(self.ends.len(), |r| part(r.start, r.len()));
+        if let Some((b_ids, b_ends)) = b {
             let offset = ids.len() as u32;
             ids.extend(b_ids);
             ends.extend(b_ends.into_iter().map(|e| e + offset));
-            (ids, ends)
-        };
+        }
         NodePaths {
             nodes: t.nodes.clone(),
             ids,
@@ -1240,20 +1232,8 @@ pub fn matches(addrs: &[u64], symbols: &SymbolTable, re: &Regex, opts: &Options)
             })
             .collect()
     };
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if addrs.len() < PARALLEL_STACKS || threads < 2 {
-        return part(addrs, re);
-    }
-    let (first, second) = addrs.split_at(addrs.len() / 2);
-    let re2 = re.clone();
-    let (mut a, b) = std::thread::scope(|s| {
-        let other = s.spawn(|| part(second, &re2));
-        (part(first, re), other.join())
-    });
-    match b {
-        Ok(b) => a.extend(b),
-        Err(panic) => std::panic::resume_unwind(panic),
-    }
+    let (mut a, b) = in_halves(addrs.len(), |r| part(&addrs[r], &re.clone()));
+    a.extend(b.into_iter().flatten());
     a
 }
 
@@ -1637,15 +1617,19 @@ mod tests {
             .collect()
     }
 
-    #[test]
-    fn id_stacks_and_node_paths_in_halves_are_those_of_one_pass() {
-        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = move || {
+    /// A fixed sequence of pseudo-random numbers from `seed` (xorshift64).
+    fn xorshift(mut x: u64) -> impl FnMut() -> u64 {
+        move || {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
             x
-        };
+        }
+    }
+
+    #[test]
+    fn id_stacks_and_node_paths_in_halves_are_those_of_one_pass() {
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         let mut symbols = SymbolTable::new();
         for a in 0..2000u64 {
             let name: Arc<str> = Arc::from(format!("f{}", a / 8));
@@ -1709,13 +1693,7 @@ mod tests {
 
     #[test]
     fn two_halves_sum_to_one_pass() {
-        let mut x: u64 = 0x1234_5678_9abc_def1;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = xorshift(0x1234_5678_9abc_def1);
         // Functions of several lines and inlined frames, named at most of the addresses.
         let mut symbols = SymbolTable::new();
         let names: Vec<Arc<str>> = (0..300)
