@@ -463,7 +463,7 @@ impl Local {
                 offset
             ));
         }
-        let nm = img.nm.get_or_init(|| NmTable::new(&img.elf));
+        let big = pcs.len() >= parallel_from();
         let memo = super::demangle::Memo::default();
         let unwind = Unwind::new(&img.elf);
         let extents = (!nearest_symbol).then_some(&unwind);
@@ -473,20 +473,39 @@ impl Local {
         if let Some(u) = extents {
             a2l = a2l.within_extents(u);
         }
-        let inlines = nm.fini.is_some();
         let vma_of = |pc: u64| match lib.translate {
             Translate::Identity => pc,
             Translate::Mapped { start, offset } => to_vma(pc, start, offset, segs, text),
         };
-        a2l.prefetch(&pcs.iter().map(|&pc| vma_of(pc)).collect::<Vec<u64>>());
-        // The lookups (binutils' answers depend on their order) run in this thread; pprof's
-        // naming of their answers runs alongside, in a second one, a chunk behind.
+        let vmas: Vec<u64> = pcs.iter().map(|&pc| vma_of(pc)).collect();
+        // The symbol table is read alongside the DWARF units when there is much to do.
+        let (nm_cell, elf) = (&img.nm, &img.elf);
+        let nm_table = move || nm_cell.get_or_init(|| NmTable::new(elf));
+        let nm = if big {
+            std::thread::scope(|s| {
+                let reading = s.spawn(nm_table);
+                a2l.prefetch(&vmas);
+                reading
+                    .join()
+                    .unwrap_or_else(|e| std::panic::resume_unwind(e))
+            })
+        } else {
+            let nm = nm_table();
+            a2l.prefetch(&vmas);
+            nm
+        };
+        drop(vmas);
+        let inlines = nm.fini.is_some();
         table.reserve(pcs.len());
         let lookup = |pc: u64| {
             let vma = vma_of(pc);
             (pc, vma, a2l.lookup(vma, inlines))
         };
-        let mut namer = Namer {
+        let file_name = lib.path.file_name().map_or_else(
+            || lib.path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        let namer = || Namer {
             nm,
             memo: &memo,
             keep,
@@ -494,31 +513,41 @@ impl Local {
             width: w,
             shorts: Default::default(),
             extents,
-            file_name: lib.path.file_name().map_or_else(
-                || lib.path.display().to_string(),
-                |n| n.to_string_lossy().into_owned(),
-            ),
+            file_name: file_name.clone(),
         };
-        const CHUNK: usize = 4096;
-        if pcs.len() <= CHUNK {
+        if !big {
+            let mut namer = namer();
             for &pc in pcs {
                 let (pc, vma, frames) = lookup(pc);
                 table.insert(pc, namer.frames(pc, vma, frames));
             }
             return;
         }
-        std::thread::scope(|s| {
-            let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<(u64, u64, Vec<A2lFrame>)>>(4);
-            let namer_thread = s.spawn(move || {
-                let mut named = Vec::new();
-                for chunk in rx {
-                    for (pc, vma, frames) in chunk {
-                        named.push((pc, namer.frames(pc, vma, frames)));
-                    }
+        // The lookups (binutils' answers depend on their order) run in this thread; pprof's
+        // naming of their answers runs alongside in a second one, a chunk behind, and in
+        // this one too once its lookups are done (naming takes longer). Names depend only
+        // on each address's answer, so who names which chunk does not change them.
+        type Chunk = Vec<(u64, u64, Vec<A2lFrame>)>;
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Chunk>(16);
+        let rx = std::sync::Mutex::new(rx);
+        let name_chunks = |mut namer: Namer<'_>| {
+            let mut named = Vec::new();
+            loop {
+                // The lock is held while waiting: the other namer waits for this chunk.
+                let next = match rx.lock() {
+                    Ok(r) => r.recv(),
+                    Err(_) => break,
+                };
+                let Ok(chunk) = next else { break };
+                for (pc, vma, frames) in chunk {
+                    named.push((pc, namer.frames(pc, vma, frames)));
                 }
-                named
-            });
-            for chunk in pcs.chunks(CHUNK) {
+            }
+            named
+        };
+        std::thread::scope(|s| {
+            let naming = s.spawn(|| name_chunks(namer()));
+            for chunk in pcs.chunks(NAMING_CHUNK) {
                 if tx
                     .send(chunk.iter().map(|&pc| lookup(pc)).collect())
                     .is_err()
@@ -527,13 +556,36 @@ impl Local {
                 }
             }
             drop(tx);
-            if let Ok(named) = namer_thread.join() {
-                for (pc, frames) in named {
-                    table.insert(pc, frames);
-                }
+            for (pc, frames) in name_chunks(namer()) {
+                table.insert(pc, frames);
+            }
+            let named = naming
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e));
+            for (pc, frames) in named {
+                table.insert(pc, frames);
             }
         });
     }
+}
+
+/// Addresses named together: the naming thread's unit of work.
+const NAMING_CHUNK: usize = 1024;
+
+#[cfg(test)]
+thread_local! {
+    /// Tests set this to compare the one-thread path with the two-thread one.
+    static ONE_THREAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// How many addresses of one file it takes to read its symbol table and name their answers
+/// on a second thread.
+fn parallel_from() -> usize {
+    #[cfg(test)]
+    if ONE_THREAD.with(std::cell::Cell::get) {
+        return usize::MAX;
+    }
+    4 * NAMING_CHUNK
 }
 
 /// The address ranges of a warning: at most three, then how many more.
@@ -1231,6 +1283,26 @@ mod tests {
         );
         local.want_any();
         assert!(local.images.is_empty());
+    }
+
+    /// Every byte of a program's text, named on two threads (and the symbol table read
+    /// beside the DWARF units), is named as on one.
+    #[test]
+    fn two_naming_threads_name_as_one() {
+        let prog = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/t-heap/theap");
+        let elf = Elf::open(&prog).expect("testdata/t-heap/theap opens");
+        let text = elf.text_section().cloned().expect("theap has .text");
+        let addrs: Vec<u64> = (text.addr..text.addr + text.size).collect();
+        assert!(addrs.len() >= parallel_from(), "{} addresses", addrs.len());
+        let two = fresh(&prog, &addrs);
+        ONE_THREAD.with(|c| c.set(true));
+        let one = fresh(&prog, &addrs);
+        ONE_THREAD.with(|c| c.set(false));
+        // Most bytes are in named functions, some in inlined ones.
+        let named = one.iter().flatten().filter(|f| !f.is_empty()).count();
+        assert!(named > addrs.len() / 2, "{named} of {} named", addrs.len());
+        assert!(one.iter().flatten().any(|f| f.len() > 1));
+        assert_eq!(one, two);
     }
 
     #[test]
