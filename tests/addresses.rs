@@ -132,6 +132,103 @@ fn default_names_differ_only_for_inlined_functions() {
     assert!(renamed > 0, "no inlined function was renamed");
 }
 
+/// The answer for `vma` of testdata's `file`, asked alone of a fresh reader, which reads
+/// the DWARF for that address only (`only_asked`) or whole.
+fn alone(
+    file: &str,
+    vma: u64,
+    binutils_inline_names: bool,
+    only_asked: bool,
+) -> Vec<(String, String)> {
+    let path = common::root().join("testdata").join(file);
+    let elf = Elf::open(Path::new(&path)).expect("open testdata ELF file");
+    let wanted = only_asked.then(|| std::sync::Arc::from(vec![vma]));
+    let dw = dwarf::load_for(&elf, binutils_inline_names, wanted, &mut Vec::new());
+    Addr2Line::new(&elf, dw.as_deref())
+        .lookup(vma, true)
+        .into_iter()
+        .map(|f| (f.function.to_string(), f.place))
+        .collect()
+}
+
+/// Asked for one address, the reader skips the entries (parameters, call sites, inlined
+/// copies, local classes) of every function that does not hold it: each recorded address
+/// asked alone is answered as when the DWARF is read whole, in both naming modes.
+#[test]
+fn each_address_asked_alone_is_answered_as_with_the_whole_dwarf() {
+    let mut compared = 0;
+    for (file, rows) in recorded() {
+        for binutils in [true, false] {
+            for &(vma, _) in &rows {
+                assert_eq!(
+                    alone(&file, vma, binutils, true),
+                    alone(&file, vma, binutils, false),
+                    "{file} 0x{vma:x}, binutils names: {binutils}"
+                );
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 600, "only {compared} answers compared");
+}
+
+/// A GNU C nested function has its DWARF entry among its parent's entries, its code outside
+/// the parent's: asked for its addresses alone, the parent's entries skipped, the reader
+/// still finds it and the function inlined into it.
+#[test]
+fn a_nested_function_asked_alone_is_found() {
+    let file = "t-dwarf/nested";
+    let elf = Elf::open(&common::root().join("testdata").join(file)).expect("t-dwarf/nested");
+    let inner = elf
+        .symtab()
+        .iter()
+        .find(|s| &*s.name == b"inner.0")
+        .expect("a symbol inner.0");
+    let dir = "/tmp/rpprof-corpus/t-dwarf";
+    let mut inlined = 0;
+    for vma in inner.value..inner.value + inner.size {
+        let got = alone(file, vma, false, true);
+        assert_eq!(got, alone(file, vma, false, false), "0x{vma:x}");
+        if got.len() == 2 {
+            assert_eq!(got[0], frame("square", &format!("{dir}/nested.c:11")));
+            inlined += 1;
+        }
+    }
+    assert_eq!(inlined, 6, "addresses in square inlined into inner");
+}
+
+/// A member function of a local class is declared among the entries of the function that
+/// defines the class: inlined into another function and asked for there alone, the
+/// defining function's entries skipped, it is still named with its class (and only its
+/// class, when an earlier class of the same function comes before it).
+#[test]
+fn a_local_class_member_inlined_elsewhere_is_named_with_its_class() {
+    let file = "t-dwarf/local";
+    let elf = Elf::open(&common::root().join("testdata").join(file)).expect("t-dwarf/local");
+    let mut named = std::collections::BTreeSet::new();
+    for apply in elf
+        .symtab()
+        .iter()
+        .filter(|s| s.name.starts_with(b"_Z5applyI"))
+    {
+        for vma in apply.value..apply.value + apply.size {
+            let got = alone(file, vma, false, true);
+            assert_eq!(got, alone(file, vma, false, false), "0x{vma:x}");
+            if got.len() == 2 {
+                named.insert(got[0].0.clone());
+            }
+        }
+    }
+    assert_eq!(
+        named.into_iter().collect::<Vec<_>>(),
+        [
+            "First::operator()",
+            "Scaler::operator()",
+            "Second::operator()"
+        ]
+    );
+}
+
 fn lookup(file: &str, vma: u64) -> Vec<(String, String)> {
     answers(false)
         .remove(file)

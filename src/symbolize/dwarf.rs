@@ -853,10 +853,37 @@ fn parse_unit<'a>(
         None => (Vec::new(), Vec::new()),
     };
     let mut more_ranges = Vec::new();
-    let funcs: Box<[Func]> =
-        scan_functions(dwarf, units, u, &mut more_ranges, wanted, &mut all, sc)
-            .unwrap_or_default()
-            .into_boxed_slice();
+    let mut funcs = scan_functions(
+        dwarf,
+        units,
+        u,
+        &mut more_ranges,
+        wanted.map(|w| (w, true)),
+        &mut all,
+        sc,
+    )
+    .unwrap_or_default();
+    // A function that holds no wanted address had its entries skipped (see
+    // `scan_functions`); should a wanted address in the unit's ranges be in no function
+    // then (a GNU C nested function's entry is among its parent's, its code outside the
+    // parent's), the entries are read again, all of them.
+    if let Some(w) = wanted
+        && !sc.skipped.is_empty()
+        && !all_in_functions(w, &slot.ranges, &funcs, &more_ranges)
+    {
+        more_ranges.clear();
+        funcs = scan_functions(
+            dwarf,
+            units,
+            u,
+            &mut more_ranges,
+            Some((w, false)),
+            &mut all,
+            sc,
+        )
+        .unwrap_or_default();
+    }
+    let funcs = funcs.into_boxed_slice();
     let more_ranges = more_ranges.into_boxed_slice();
     let mut lookup: Vec<(u64, u64, u32)> = funcs
         .iter()
@@ -885,6 +912,24 @@ fn parse_unit<'a>(
         file_names,
         renamed: RefCell::new(HashMap::default()),
         excess,
+    })
+}
+
+/// True when every address of `wanted` inside the ranges `own` lies in one of `funcs`.
+fn all_in_functions(
+    wanted: &[u64],
+    own: &[(u64, u64)],
+    funcs: &[Func],
+    more_ranges: &[(u64, u64)],
+) -> bool {
+    let mut held: Vec<(u64, u64)> = funcs.iter().flat_map(|f| f.ranges(more_ranges)).collect();
+    held = merge_ranges(held);
+    own.iter().all(|&(lo, hi)| {
+        let from = wanted.partition_point(|&a| a < lo);
+        wanted[from..].iter().take_while(|&&a| a < hi).all(|&a| {
+            let i = held.partition_point(|r| r.1 <= a);
+            held.get(i).is_some_and(|r| r.0 <= a)
+        })
     })
 }
 
@@ -1668,7 +1713,7 @@ fn find_abstract_instance<'a>(
     r: AttributeValue<R<'a>>,
     out: &mut Origin,
     depth: u32,
-    scopes: &Scopes<'_>,
+    scopes: &Scopes<'_, 'a>,
 ) {
     if depth >= 100 {
         return;
@@ -1757,26 +1802,118 @@ struct Scratch<'a> {
     ranges: Vec<(u64, u64)>,
     /// One line sequence's rows.
     rows: Vec<Row>,
+    /// Functions whose entries were skipped: (offset, offset of its sibling, scope).
+    skipped: Vec<(usize, usize, u32)>,
 }
 
 /// No scope (at the top level of a unit).
 const NO_SCOPE: u32 = u32::MAX;
 
 /// The namespace/class scope of each subprogram DIE of one unit.
-struct Scopes<'s> {
+struct Scopes<'s, 'a> {
     unit: usize,
     offsets: &'s [(usize, u32)],
     names: &'s [Arc<str>],
+    /// [`Scratch::skipped`], and what it takes to read the entries skipped.
+    skipped: &'s [(usize, usize, u32)],
+    dwarf: &'s gimli::Dwarf<R<'a>>,
+    entries: &'s gimli::Unit<R<'a>>,
 }
 
-impl Scopes<'_> {
+impl Scopes<'_, '_> {
     /// The scope of the subprogram DIE at `offset` of unit `unit`.
     fn get(&self, unit: usize, offset: usize) -> Option<Arc<str>> {
         if unit != self.unit {
             return None;
         }
-        let i = self.offsets.binary_search_by_key(&offset, |e| e.0).ok()?;
-        self.names.get(self.offsets[i].1 as usize).cloned()
+        if let Ok(i) = self.offsets.binary_search_by_key(&offset, |e| e.0) {
+            return self.names.get(self.offsets[i].1 as usize).cloned();
+        }
+        // Declared inside a function whose entries were skipped (a member of a local
+        // class, a lambda's call operator): read them now, up to `offset`.
+        let i = self
+            .skipped
+            .partition_point(|s| s.0 <= offset)
+            .checked_sub(1)?;
+        let (start, end, outer) = self.skipped[i];
+        if offset >= end {
+            return None;
+        }
+        let mut raw = self
+            .entries
+            .entries_raw(Some(gimli::UnitOffset(start)))
+            .ok()?;
+        // The scope at each depth below the function's.
+        let mut stack: Vec<Option<Arc<str>>> = Vec::new();
+        let outer = self.names.get(outer as usize).cloned();
+        while !raw.is_empty() {
+            let depth = usize::try_from(raw.next_depth()).ok()?;
+            let at = raw.next_offset().0;
+            if at > offset || at >= end {
+                return None;
+            }
+            let abbrev = match raw.read_abbreviation() {
+                Ok(Some(a)) => a,
+                Ok(None) => continue,
+                Err(_) => return None,
+            };
+            stack.truncate(depth);
+            let here = stack.last().cloned().unwrap_or_else(|| outer.clone());
+            if at == offset {
+                return here;
+            }
+            let scope = if is_scope_tag(abbrev.tag()) {
+                match read_scope(&mut raw, abbrev, self.dwarf, self.entries).ok()? {
+                    Some(n) => Some(join_scope(here.as_ref(), &n)),
+                    None => here,
+                }
+            } else {
+                raw.skip_attributes(abbrev.attributes()).ok()?;
+                here
+            };
+            stack.push(scope);
+        }
+        None
+    }
+}
+
+/// Tags whose entries name a scope of the subprograms declared in them.
+fn is_scope_tag(tag: gimli::DwTag) -> bool {
+    matches!(
+        tag,
+        constants::DW_TAG_namespace
+            | constants::DW_TAG_class_type
+            | constants::DW_TAG_structure_type
+            | constants::DW_TAG_union_type
+    )
+}
+
+/// Reads the attributes of a scope entry (see [`is_scope_tag`]): its name, if it has one
+/// (an anonymous namespace is `(anonymous namespace)`).
+fn read_scope<'a>(
+    raw: &mut gimli::EntriesRaw<'_, R<'a>>,
+    abbrev: &gimli::Abbreviation,
+    dwarf: &gimli::Dwarf<R<'a>>,
+    unit: &gimli::Unit<R<'a>>,
+) -> gimli::Result<Option<String>> {
+    let mut name = None;
+    for spec in abbrev.attributes() {
+        let a = raw.read_attribute(*spec)?;
+        if a.name() == constants::DW_AT_name {
+            name = attr_str(dwarf, unit, a.value());
+        }
+    }
+    if abbrev.tag() == constants::DW_TAG_namespace && name.is_none() {
+        name = Some("(anonymous namespace)".to_string());
+    }
+    Ok(name)
+}
+
+/// `outer::name`, or `name` at the top level.
+fn join_scope(outer: Option<&Arc<str>>, name: &str) -> Arc<str> {
+    match outer {
+        Some(o) => Arc::from(format!("{o}::{name}")),
+        None => Arc::from(name),
     }
 }
 
@@ -1786,17 +1923,22 @@ impl Scopes<'_> {
 /// through `DW_AT_abstract_origin`/`DW_AT_specification` are resolved after it, as binutils'
 /// second pass does.
 ///
-/// With `wanted`, only the functions whose ranges hold a wanted address, and their callers,
-/// are kept (and named); every function's ranges go to `all`.
+/// With `wanted` (addresses, skip), only the functions whose ranges hold a wanted address,
+/// and their callers, are kept (and named); every function's ranges go to `all`. With skip,
+/// the entries of a function that holds no wanted address are not read (they are most of a
+/// unit, and what they hold lies inside the function's ranges; see `parse_unit` for when it
+/// does not).
 fn scan_functions<'a>(
     dwarf: &gimli::Dwarf<R<'a>>,
     units: &[UnitSlot<'a>],
     u: usize,
     more_ranges: &mut Vec<(u64, u64)>,
-    wanted: Option<&[u64]>,
+    wanted: Option<(&[u64], bool)>,
     all: &mut Outside,
     sc: &mut Scratch<'a>,
 ) -> Option<Vec<Func>> {
+    let skip = wanted.is_some_and(|w| w.1);
+    let wanted = wanted.map(|w| w.0);
     let slot = &units[u];
     let unit = slot.unit(dwarf)?;
     for v in [&mut sc.own_scope, &mut sc.counts, &mut sc.scope_stack] {
@@ -1807,13 +1949,15 @@ fn scan_functions<'a>(
     sc.nested.clear();
     sc.scope_names.clear();
     sc.scopes.clear();
+    sc.skipped.clear();
     // Function DIEs are roughly one in a hundred bytes of a unit.
     let len = unit.header.unit_length();
     sc.funcs.reserve(len / 128);
     sc.events.reserve(len / 128);
     let mut raw = unit.entries_raw(None).ok()?;
+    let mut base: isize = 0;
     while !raw.is_empty() {
-        let depth = raw.next_depth();
+        let depth = raw.next_depth() + base;
         let offset = raw.next_offset();
         let abbrev = match raw.read_abbreviation() {
             Ok(Some(a)) => a,
@@ -1829,38 +1973,15 @@ fn scan_functions<'a>(
             || tag == constants::DW_TAG_entry_point
             || tag == constants::DW_TAG_inlined_subroutine;
         if !is_func {
-            let is_scope = matches!(
-                tag,
-                constants::DW_TAG_namespace
-                    | constants::DW_TAG_class_type
-                    | constants::DW_TAG_structure_type
-                    | constants::DW_TAG_union_type
-            );
+            let is_scope = is_scope_tag(tag);
             let mut scope = outer;
             if is_scope {
-                let mut name = None;
-                let mut bad = false;
-                for spec in abbrev.attributes() {
-                    let Ok(a) = raw.read_attribute(*spec) else {
-                        bad = true;
-                        break;
-                    };
-                    if a.name() == constants::DW_AT_name {
-                        name = attr_str(dwarf, unit, a.value());
-                    }
-                }
-                if bad {
+                let Ok(name) = read_scope(&mut raw, abbrev, dwarf, unit) else {
                     break;
-                }
-                if tag == constants::DW_TAG_namespace && name.is_none() {
-                    name = Some("(anonymous namespace)".to_string());
-                }
+                };
                 if let Some(n) = name {
-                    let joined: Arc<str> = match sc.scope_names.get(outer as usize) {
-                        Some(o) => Arc::from(format!("{o}::{n}")),
-                        None => Arc::from(n),
-                    };
                     scope = sc.scope_names.len() as u32;
+                    let joined = join_scope(sc.scope_names.get(outer as usize), &n);
                     sc.scope_names.push(joined);
                 }
             } else if raw.skip_attributes(abbrev.attributes()).is_err() {
@@ -1899,6 +2020,7 @@ fn scan_functions<'a>(
         let mut high: u64 = 0;
         let mut high_rel = false;
         let mut bad = false;
+        let mut sibling = None;
         for spec in abbrev.attributes() {
             let a = match raw.read_attribute(*spec) {
                 Ok(a) => a,
@@ -1908,6 +2030,11 @@ fn scan_functions<'a>(
                 }
             };
             match a.name() {
+                constants::DW_AT_sibling => {
+                    if let AttributeValue::UnitRef(o) = a.value() {
+                        sibling = Some(o);
+                    }
+                }
                 constants::DW_AT_call_file => {
                     if let Some(i) = a.udata_value() {
                         f.call_file = u32::try_from(i).unwrap_or(NO_FILE - 1);
@@ -1982,6 +2109,22 @@ fn scan_functions<'a>(
         sc.own_scope.push(own_scope);
         sc.counts.push((sc.events.len() - ev_start) as u32);
         sc.nested.push(Some(id));
+        // A function is no scope: its entries are in the one it is in.
+        sc.scope_stack.push(outer);
+        // The entries of a function that holds no wanted address (its parameters,
+        // variables, call sites, blocks and inlined copies, whose ranges lie inside its
+        // own) are skipped to its sibling; the scopes of subprograms declared among them are
+        // read if a name needs them (`Scopes::get`).
+        if let (true, Some(w), Some(sib)) = (skip, wanted, sibling)
+            && abbrev.has_children()
+            && sib.0 > offset.0
+            && !sc.ranges.iter().any(|&(lo, hi)| wants(w, lo, hi))
+            && let Ok(r) = unit.entries_raw(Some(sib))
+        {
+            sc.skipped.push((offset.0, sib.0, outer));
+            raw = r;
+            base = level as isize;
+        }
     }
     Some(finish_functions(
         dwarf,
@@ -2013,12 +2156,19 @@ fn finish_functions<'a>(
         counts,
         scope_names,
         scopes,
+        skipped,
         ..
     } = sc;
+    let Some(unit) = units[u].unit(dwarf) else {
+        return Vec::new();
+    };
     let scopes = Scopes {
         unit: u,
         offsets: scopes,
         names: scope_names,
+        skipped,
+        dwarf,
+        entries: unit,
     };
     for f in funcs.iter() {
         for (lo, hi) in f.ranges(more_ranges) {
@@ -2041,9 +2191,6 @@ fn finish_functions<'a>(
         }
         keep
     });
-    let Some(unit) = units[u].unit(dwarf) else {
-        return Vec::new();
-    };
     let lang = units[u].lang;
     // Abstract instances are shared by many inlined copies: read each once.
     let mut origins: HashMap<(usize, usize), Origin> = HashMap::default();
