@@ -858,7 +858,8 @@ fn parse_unit<'a>(
         units,
         u,
         &mut more_ranges,
-        wanted.map(|w| (w, true)),
+        // (A unit without ranges cannot tell when an address was left in no function.)
+        wanted.map(|w| (w, !slot.ranges.is_empty())),
         &mut all,
         sc,
     )
