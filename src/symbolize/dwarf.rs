@@ -2466,6 +2466,8 @@ mod tests {
             debug_info: gimli::DebugInfo::new(&info, le),
             ..Default::default()
         };
+        // (Test code: the unwraps below are on the hand-built unit above, whose reading
+        // is what the test checks; a failure to read it is the test failing.)
         let header = dwarf.units().next().unwrap().unwrap();
 
         let only = root_abbreviation(dwarf.debug_abbrev.reader(), &header).unwrap();

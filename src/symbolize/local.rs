@@ -1290,6 +1290,7 @@ mod tests {
     #[test]
     fn two_naming_threads_name_as_one() {
         let prog = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/t-heap/theap");
+        // (Test code: the program is the project's own test data; no input reaches this.)
         let elf = Elf::open(&prog).expect("testdata/t-heap/theap opens");
         let text = elf.text_section().cloned().expect("theap has .text");
         let addrs: Vec<u64> = (text.addr..text.addr + text.size).collect();
