@@ -301,7 +301,8 @@ pub fn uninteresting(
     notes: &mut Vec<String>,
 ) -> (Stacks, Trim) {
     let mut skip: rustc_hash::FxHashSet<String> = Default::default();
-    let mut skip_re: Option<Regex> = None;
+    // pprof's `TCMalloc|^tcmalloc::` (a plain test: compiling the regex cost a millisecond).
+    let mut tcmalloc = false;
     match kind {
         Kind::Heap | Kind::Growth => {
             let extra: &[&str] = if opts.jeprof { JEMALLOC_SKIP } else { &[] };
@@ -309,7 +310,7 @@ pub fn uninteresting(
                 skip.insert((*n).to_string());
                 skip.insert(format!("_{n}"));
             }
-            skip_re = Regex::new("TCMalloc|^tcmalloc::").ok();
+            tcmalloc = true;
         }
         Kind::Contention => {
             skip.extend(CONTENTION_SKIP.iter().map(|s| (*s).to_string()));
@@ -348,14 +349,25 @@ pub fn uninteresting(
     }
     // The addresses to drop: few, so checking each frame against them is cheap.
     let heap = matches!(kind, Kind::Heap | Kind::Growth);
-    if !skip.is_empty() || skip_re.is_some() {
+    if !skip.is_empty() || tcmalloc {
+        let skipped = |short: &str| {
+            skip.contains(short)
+                || (tcmalloc && (short.contains("TCMalloc") || short.starts_with("tcmalloc::")))
+                || (heap && in_allocator_library(short))
+        };
+        // Most addresses share their function's short name (one `Arc`): each name is
+        // tried once.
+        let mut by_name: FxHashMap<*const u8, bool> = FxHashMap::default();
+        let mut last: (*const u8, bool) = (std::ptr::null(), false);
         trim.skipped = symbols
             .iter()
             .filter(|(_, frames)| {
                 frames.first().is_some_and(|f| {
-                    skip.contains(&*f.short)
-                        || skip_re.as_ref().is_some_and(|r| r.is_match(&f.short))
-                        || (heap && in_allocator_library(&f.short))
+                    let p = Arc::as_ptr(&f.short) as *const u8;
+                    if p != last.0 {
+                        last = (p, *by_name.entry(p).or_insert_with(|| skipped(&f.short)));
+                    }
+                    last.1
                 })
             })
             .map(|(a, _)| a)
@@ -627,10 +639,17 @@ fn fullname_to_shortname(symbols: &SymbolTable) -> FxHashMap<Arc<str>, String> {
     let mut more: rustc_hash::FxHashSet<Arc<str>> = Default::default();
     // Most addresses share their function's name (one `Arc`): look at each name once.
     let mut met: rustc_hash::FxHashSet<*const u8> = Default::default();
-    // The result does not depend on the order the entries are met in.
+    // The result does not depend on the order the entries are met in. (In the table's
+    // order, an address mostly has the name of the one before it.)
+    let mut last: *const u8 = std::ptr::null();
     for (_, frames) in symbols.iter() {
         let Some(f) = frames.first() else { continue };
-        if !met.insert(f.function.as_ptr()) || tag_of(&f.function).is_none() {
+        let p = f.function.as_ptr();
+        if p == last {
+            continue;
+        }
+        last = p;
+        if !met.insert(p) || tag_of(&f.function).is_none() {
             continue;
         }
         let short = f.short.clone();

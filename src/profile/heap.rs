@@ -144,7 +144,8 @@ pub fn scale_pair(sampling: HeapSampling, n: f64, s: f64) -> (f64, f64) {
 /// Parses a stack of hex addresses; with `adjust`, callers (all but the first) move back one
 /// byte.
 pub(crate) fn parse_stack(text: &[u8], path: &Path, line: usize, adjust: bool) -> Result<Vec<u64>> {
-    let mut stack = Vec::new();
+    // An address and its space take 15 bytes in a 64-bit process's profile.
+    let mut stack = Vec::with_capacity(text.len() / 15 + 1);
     for (i, f) in lines::fields(text).enumerate() {
         let Some(a) = parse_hex(f) else {
             return Err(Error::format(

@@ -426,20 +426,39 @@ pub(crate) fn parse_hex(s: &[u8]) -> Option<u64> {
     if digits.is_empty() {
         return None;
     }
-    let mut v: u64 = 0;
-    let mut significant = 0usize;
-    for &c in digits {
-        let d = (c as char).to_digit(16)?;
-        if v != 0 || d != 0 {
-            significant += 1;
-        }
-        if significant > 16 {
-            return None;
-        }
-        v = (v << 4) | u64::from(d);
+    // Leading zeros do not count towards the 16 digits a u64 holds.
+    let zeros = digits.iter().take_while(|&&c| c == b'0').count();
+    let significant = &digits[zeros..];
+    if significant.len() > 16 {
+        return None;
     }
-    Some(v)
+    // Profiles hold millions of addresses: one table lookup per digit, and one test for a
+    // bad digit at the end.
+    let (mut v, mut bad) = (0u64, 0u8);
+    for &c in significant {
+        let d = HEX_DIGIT[usize::from(c)];
+        bad |= d;
+        v = (v << 4) | u64::from(d & 0xf);
+    }
+    (bad & 0xf0 == 0).then_some(v)
 }
+
+/// Byte → its value as a hex digit; 0xff for a byte that is not one.
+const HEX_DIGIT: [u8; 256] = {
+    let mut t = [0xffu8; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        t[b'a' as usize + i] = 10 + i as u8;
+        t[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    t
+};
 
 impl fmt::Display for Profile {
     /// The canonical dump: header facts, then one line per sample (values, then addresses),
@@ -489,5 +508,68 @@ impl fmt::Display for Profile {
             writeln!(f, "note: {n}")?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_hex;
+
+    /// The plain reading of a hex address: digit by digit, at most 16 after leading zeros.
+    fn reference(s: &[u8]) -> Option<u64> {
+        let digits = s
+            .strip_prefix(b"0x")
+            .or_else(|| s.strip_prefix(b"0X"))
+            .unwrap_or(s);
+        if digits.is_empty() {
+            return None;
+        }
+        let (mut v, mut significant) = (0u64, 0usize);
+        for &c in digits {
+            let d = char::from(c).to_digit(16)?;
+            if v != 0 || d != 0 {
+                significant += 1;
+            }
+            if significant > 16 {
+                return None;
+            }
+            v = (v << 4) | u64::from(d);
+        }
+        Some(v)
+    }
+
+    #[test]
+    fn hex_addresses_read_as_digit_by_digit() {
+        for s in [
+            "0x7fb46a83ca10",
+            "0X7FB46A83CA10",
+            "7fb46a83ca10",
+            "0x",
+            "",
+            "0",
+            "0x0000",
+            "0xffffffffffffffff",
+            "0x0000ffffffffffffffff",
+            "0x1ffffffffffffffff",
+            "0x12g4",
+            "00g",
+            "0x0x1",
+            "-0x1",
+        ] {
+            assert_eq!(parse_hex(s.as_bytes()), reference(s.as_bytes()), "{s:?}");
+        }
+        // Random strings over the bytes that matter.
+        let alphabet = b"0123456789abcdefABCDEFxXg -\xff";
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let len = (x % 22) as usize;
+            let s: Vec<u8> = (0..len)
+                .map(|i| alphabet[((x >> (i * 3 % 60)) % alphabet.len() as u64) as usize])
+                .collect();
+            assert_eq!(parse_hex(&s), reference(&s), "{s:?}");
+        }
     }
 }

@@ -57,9 +57,18 @@ impl Frame {
 }
 
 /// Address → frames, the real function first and inlined functions after it.
+///
+/// The frames of all addresses lie back to back in one array, in the order the addresses
+/// were inserted (the symbolizers insert them in address order): passes over the whole table
+/// read memory in order, and consecutive addresses, which mostly share their function's name
+/// strings, are cheap to skip over.
 #[derive(Debug, Default, Clone)]
 pub struct SymbolTable {
-    map: FxHashMap<u64, Vec<Frame>>,
+    /// Address → its index in `entries`.
+    index: FxHashMap<u64, u32>,
+    /// Address and the range of `frames` that holds its frames, in insertion order.
+    entries: Vec<(u64, u32, u32)>,
+    frames: Vec<Frame>,
 }
 
 impl SymbolTable {
@@ -70,43 +79,72 @@ impl SymbolTable {
 
     /// The frames at `addr`, if it has an entry.
     pub fn get(&self, addr: u64) -> Option<&[Frame]> {
-        self.map.get(&addr).map(Vec::as_slice)
+        let &i = self.index.get(&addr)?;
+        let (_, lo, hi) = self.entries[i as usize];
+        Some(&self.frames[lo as usize..hi as usize])
     }
 
     /// Makes room for `n` more addresses.
     pub fn reserve(&mut self, n: usize) {
-        self.map.reserve(n);
+        self.index.reserve(n);
+        self.entries.reserve(n);
+        self.frames.reserve(n);
     }
 
-    /// Sets the frames at `addr`.
+    /// Sets the frames at `addr` (replacing those it had).
     pub fn insert(&mut self, addr: u64, frames: Vec<Frame>) {
-        self.map.insert(addr, frames);
+        self.insert_frames(addr, frames);
+    }
+
+    /// Sets the frames at `addr` (replacing those it had) from an iterator.
+    pub fn insert_frames(&mut self, addr: u64, frames: impl IntoIterator<Item = Frame>) {
+        let lo = self.frames.len() as u32;
+        self.frames.extend(frames);
+        let hi = self.frames.len() as u32;
+        match self.index.get(&addr) {
+            // The old frames stay in the array, unused (a replaced entry is rare).
+            Some(&i) => self.entries[i as usize] = (addr, lo, hi),
+            None => {
+                self.index.insert(addr, self.entries.len() as u32);
+                self.entries.push((addr, lo, hi));
+            }
+        }
     }
 
     /// Number of addresses with an entry.
     pub fn len(&self) -> usize {
-        self.map.len()
+        self.entries.len()
     }
 
     /// True when no address has an entry.
     pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
+        self.entries.is_empty()
     }
 
     /// True when any frame's short name satisfies `pred`.
     pub fn any_function(&self, pred: impl Fn(&str) -> bool) -> bool {
-        self.map.values().flatten().any(|f| pred(&f.short))
+        let mut last: *const u8 = std::ptr::null();
+        self.iter().flat_map(|(_, fs)| fs).any(|f| {
+            // Consecutive frames mostly share their short name (one `Arc`): tried once.
+            let p = Arc::as_ptr(&f.short) as *const u8;
+            if p == last {
+                return false;
+            }
+            last = p;
+            pred(&f.short)
+        })
     }
 
-    /// Entries, in no particular order.
+    /// Entries, in the order they were inserted.
     pub fn iter(&self) -> impl Iterator<Item = (u64, &[Frame])> {
-        self.map.iter().map(|(a, f)| (*a, f.as_slice()))
+        self.entries
+            .iter()
+            .map(|&(a, lo, hi)| (a, &self.frames[lo as usize..hi as usize]))
     }
 
     /// Entries, in address order.
     pub fn sorted(&self) -> Vec<(u64, &[Frame])> {
-        let mut v: Vec<(u64, &[Frame])> =
-            self.map.iter().map(|(a, f)| (*a, f.as_slice())).collect();
+        let mut v: Vec<(u64, &[Frame])> = self.iter().collect();
         v.sort_unstable_by_key(|e| e.0);
         v
     }
