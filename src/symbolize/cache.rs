@@ -157,9 +157,46 @@ impl Key {
 pub struct Call {
     /// The warnings it gave, in order.
     pub warnings: Vec<String>,
-    /// The frames of each of its addresses (in the order of the key's), `None` without an
-    /// entry in the table.
-    pub frames: Vec<Option<Vec<Frame>>>,
+    /// How many frames each of its addresses has (in the order of the key's), [`NO_ENTRY`]
+    /// for one without an entry in the table.
+    pub counts: Vec<u32>,
+    /// The frames of all its addresses, back to back (one allocation, not one per address).
+    pub frames: Vec<Frame>,
+}
+
+/// In [`Call::counts`]: the address has no entry in the table.
+pub const NO_ENTRY: u32 = u32::MAX;
+
+impl Call {
+    /// A call from the frames of each address (`None`: no entry).
+    pub fn new(warnings: Vec<String>, each: Vec<Option<Vec<Frame>>>) -> Call {
+        let mut c = Call {
+            warnings,
+            ..Call::default()
+        };
+        for f in each {
+            match f {
+                Some(f) => {
+                    c.counts.push(f.len() as u32);
+                    c.frames.extend(f);
+                }
+                None => c.counts.push(NO_ENTRY),
+            }
+        }
+        c
+    }
+
+    /// The frames of each address, in order (`None`: no entry).
+    pub fn each(&self) -> impl Iterator<Item = Option<&[Frame]>> {
+        let mut at = 0usize;
+        self.counts.iter().map(move |&k| {
+            (k != NO_ENTRY).then(|| {
+                let f = &self.frames[at..at + k as usize];
+                at += k as usize;
+                f
+            })
+        })
+    }
 }
 
 /// Everything one file answered.
@@ -194,12 +231,7 @@ impl Entry {
             calls: self
                 .calls
                 .iter()
-                .map(|c| {
-                    (
-                        c.warnings.as_slice(),
-                        c.frames.iter().map(|f| f.as_deref()).collect(),
-                    )
-                })
+                .map(|c| (c.warnings.as_slice(), c.each().collect()))
                 .collect(),
             nm_empty: self.nm_empty,
             has_dwarf: self.has_dwarf,
@@ -534,28 +566,31 @@ fn decode(data: &[u8], question: &[u8]) -> Result<Entry, String> {
             warnings.push(r.str()?.to_string());
         }
         let nf = r.len()?;
+        let mut counts = Vec::with_capacity(nf);
         let mut frames = Vec::with_capacity(nf);
         for _ in 0..nf {
             let k = r.u32()?;
-            if k == u32::MAX {
-                frames.push(None);
+            counts.push(k);
+            if k == NO_ENTRY {
                 continue;
             }
-            let mut v = Vec::with_capacity((k as usize).min(256));
             for _ in 0..k {
                 let at = r.at;
                 let function = string(r.u32()?, at)?.clone();
                 let short = string(r.u32()?, at)?.clone();
                 let fileline = r.str()?.to_string();
-                v.push(Frame {
+                frames.push(Frame {
                     function,
                     fileline,
                     short,
                 });
             }
-            frames.push(Some(v));
         }
-        calls.push(Call { warnings, frames });
+        calls.push(Call {
+            warnings,
+            counts,
+            frames,
+        });
     }
     if r.at != data.len() {
         return Err(format!("{} bytes left over at the end", data.len() - r.at));
@@ -580,14 +615,11 @@ mod tests {
         let f = |n: &str, fl: &str| Frame::new(n, fl.to_string(), false);
         let entry = Entry {
             calls: vec![
-                Call {
-                    warnings: vec!["Warning: one".into()],
-                    frames: vec![Some(vec![f("main", "a.c:1"), f("inl<int>", "a.c:2")]), None],
-                },
-                Call {
-                    warnings: vec![],
-                    frames: vec![Some(vec![f("main", "a.c:3")])],
-                },
+                Call::new(
+                    vec!["Warning: one".into()],
+                    vec![Some(vec![f("main", "a.c:1"), f("inl<int>", "a.c:2")]), None],
+                ),
+                Call::new(vec![], vec![Some(vec![f("main", "a.c:3")])]),
             ],
             nm_empty: false,
             has_dwarf: true,

@@ -1058,7 +1058,7 @@ impl Local {
                         && e.calls
                             .iter()
                             .zip(&idx)
-                            .all(|(c, &i)| c.frames.len() == taken[i].len()) =>
+                            .all(|(c, &i)| c.counts.len() == taken[i].len()) =>
                 {
                     Some(e)
                 }
@@ -1152,9 +1152,10 @@ impl Symbolize for Local {
                         *next += 1;
                         warnings.extend(call.warnings);
                         table.reserve(pcs.len());
-                        for (&pc, frames) in pcs.iter().zip(call.frames) {
-                            if let Some(f) = frames {
-                                table.insert(pc, f);
+                        let mut frames = call.frames.into_iter();
+                        for (&pc, &k) in pcs.iter().zip(&call.counts) {
+                            if k != cache::NO_ENTRY {
+                                table.insert_frames(pc, frames.by_ref().take(k as usize));
                             }
                         }
                         Some((entry.nm_empty, entry.has_dwarf))
