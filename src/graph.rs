@@ -339,6 +339,7 @@ pub fn uninteresting(
             }
             notes.push(format!("Removing {name} from all stack traces."));
             let mut r = Stacks::default();
+            r.map.reserve(stacks.map.len());
             for (mut k, v) in stacks.map {
                 trim.remove_second(&mut k);
                 r.add(k, v);
@@ -409,6 +410,11 @@ pub fn unnamed_share_note(stacks: &Stacks, symbols: &SymbolTable) -> Option<Stri
             unnamed += v.abs();
         }
     }
+    unnamed_share(unnamed, total)
+}
+
+/// The note of [`unnamed_share_note`], from the values in unnamed leaves and in all.
+fn unnamed_share(unnamed: f64, total: f64) -> Option<String> {
     if total <= 0.0 || unnamed / total < 0.1 {
         return None;
     }
@@ -1121,6 +1127,36 @@ impl IdStacks {
         self.iter()
             .map(|(k, _)| k.iter().any(|&id| hits[id as usize]))
             .collect()
+    }
+
+    /// [`unnamed_share_note`] over these stacks, whose ids index `addrs`: the same sums in
+    /// the same order, each leaf's name looked at once.
+    pub fn unnamed_share_note(&self, addrs: &[u64], symbols: &SymbolTable) -> Option<String> {
+        let (mut unnamed, mut total) = (0.0f64, 0.0f64);
+        // Per address id: 0 not looked at yet, 1 named, 2 unnamed.
+        let mut leaf = vec![0u8; addrs.len()];
+        for (k, v) in self.iter() {
+            total += v.abs();
+            let is_unnamed = match k.first() {
+                None => true,
+                Some(&id) => {
+                    let state = &mut leaf[id as usize];
+                    if *state == 0 {
+                        let a = addrs[id as usize];
+                        *state = if symbols.get(a).is_none_or(crate::symbolize::is_unnamed) {
+                            2
+                        } else {
+                            1
+                        };
+                    }
+                    *state == 2
+                }
+            };
+            if is_unnamed {
+                unnamed += v.abs();
+            }
+        }
+        unnamed_share(unnamed, total)
     }
 
     /// The stacks' values, in order.

@@ -619,11 +619,7 @@ impl Ctx<'_> {
         let symbols = &self.session.symbols;
         let topts = self.topts;
         let total = start.total;
-        let fast = self.view.mode == Mode::Text
-            && !self.view.stacks
-            && self.gopts.show.is_none()
-            && self.gopts.hide.is_none();
-        let translation = if fast {
+        let translation = if self.fast_text() {
             self.translation()
         } else {
             Arc::new(None)
@@ -817,6 +813,15 @@ impl Ctx<'_> {
         Ok(())
     }
 
+    /// True when the report is a text table made from the stacks by address id
+    /// ([`graph::IdStacks`]) and the addresses translated once ([`graph::Translation`]).
+    fn fast_text(&self) -> bool {
+        self.view.mode == Mode::Text
+            && !self.view.stacks
+            && self.gopts.show.is_none()
+            && self.gopts.hide.is_none()
+    }
+
     /// pprof's `RemoveUninterestingFrames`.
     fn trim(&self, stacks: Stacks, notes: &mut Vec<String>) -> Stacks {
         graph::remove_uninteresting(stacks, &self.session.symbols, self.kind, self.gopts, notes)
@@ -828,6 +833,13 @@ impl Ctx<'_> {
         let s = self.session;
         let make = || {
             let mut merged = Stacks::default();
+            merged.map.reserve(
+                key.profiles
+                    .iter()
+                    .map(|&i| s.profiles[i].profile.samples.len())
+                    .max()
+                    .unwrap_or(0),
+            );
             for &i in &key.profiles {
                 for smp in &s.profiles[i].profile.samples {
                     merged.add_ref(
@@ -843,6 +855,17 @@ impl Ctx<'_> {
             let total = merged.total();
             let mut notes = Vec::new();
             let stacks = self.trim(merged, &mut notes);
+            if self.fast_text() && !s.run_frames() {
+                // The text table will want the stacks by address id: the share of unnamed
+                // leaves is summed from those (in the same order), without hashing.
+                let mut t = Trimmed::new(stacks, total, notes);
+                let ids = t
+                    .ids
+                    .get_or_init(|| graph::IdStacks::of(&t.stacks, s.address_ids()));
+                let note = ids.unnamed_share_note(&s.addrs, &s.symbols);
+                t.notes.extend(note);
+                return t;
+            }
             notes.extend(graph::unnamed_share_note(&stacks, &s.symbols));
             Trimmed::new(stacks, total, notes)
         };
