@@ -25,7 +25,7 @@ use rustc_hash::FxHashMap;
 use super::Frame;
 
 /// The first bytes of an entry (the format's version is the last digit).
-const MAGIC: &[u8; 8] = b"RPSYMC01";
+const MAGIC: &[u8; 8] = b"RPSYMC02";
 /// Entries are removed, oldest first, once the folder holds more than this (bytes), unless
 /// `RPPROF_CACHE_MAX_MB` says otherwise.
 const DEFAULT_MAX_BYTES: u64 = 512 << 20;
@@ -523,6 +523,10 @@ fn encode(key: &Key, answers: &Answers<'_>) -> Vec<u8> {
         w.str(s);
     }
     w.0.extend_from_slice(&calls.0);
+    // A CRC-32 of everything before it: a byte changed on disk (inside a name, where the
+    // format alone would not notice) makes the entry refused rather than read.
+    let crc = crc32fast::hash(&w.0);
+    w.0.extend_from_slice(&crc.to_le_bytes());
     w.0
 }
 
@@ -536,10 +540,17 @@ fn header(data: &[u8]) -> Option<(String, u64)> {
 
 /// The entry in `data`, if it answers `question`.
 fn decode(data: &[u8], question: &[u8]) -> Result<Entry, String> {
-    let mut r = Reader { data, at: 0 };
-    if r.take(8).ok() != Some(MAGIC.as_slice()) {
+    if !data.starts_with(MAGIC) {
         return Err("not a symbol cache entry of this rpprof version".to_string());
     }
+    let Some((data, crc)) = data.split_last_chunk::<4>() else {
+        return Err("cut short".to_string());
+    };
+    if crc32fast::hash(data) != u32::from_le_bytes(*crc) {
+        return Err("damaged (its checksum does not match)".to_string());
+    }
+    let mut r = Reader { data, at: 0 };
+    r.take(8)?;
     r.str()?;
     r.u64()?;
     if r.bytes()? != question {
@@ -635,19 +646,22 @@ mod tests {
         assert_eq!(header(&bytes), Some(("/bin/prog".to_string(), 3)));
     }
 
-    /// Every cut and every flipped byte is an error or the same question's answer, never a
-    /// panic; another question is refused.
+    /// Every cut and every changed byte (one bit or eight, in a name too) is refused, never
+    /// a panic; another question is refused.
     #[test]
     fn damaged_entries_are_refused() {
         let (key, entry) = sample();
         let bytes = encode(&key, &entry.answers());
+        assert_eq!(decode(&bytes, &key.w.0), Ok(entry));
         for cut in 0..bytes.len() {
             assert!(decode(&bytes[..cut], &key.w.0).is_err(), "cut at {cut}");
         }
         for i in 0..bytes.len() {
-            let mut b = bytes.clone();
-            b[i] ^= 0xff;
-            let _ = decode(&b, &key.w.0);
+            for flip in [0x01, 0x20, 0xff] {
+                let mut b = bytes.clone();
+                b[i] ^= flip;
+                assert!(decode(&b, &key.w.0).is_err(), "byte {i} ^ {flip:#x}");
+            }
         }
         let mut other = Key::new(Path::new("/bin/prog"), b"id");
         other.u64(8);
