@@ -1673,6 +1673,15 @@ mod tests {
     }
 
     /// A fixed sequence of pseudo-random numbers from `seed` (xorshift64).
+    /// Address → its index in `addrs` (as [`crate::session::Session::address_ids`]).
+    fn index_of(addrs: &[u64]) -> FxHashMap<u64, u32> {
+        addrs
+            .iter()
+            .enumerate()
+            .map(|(i, &a)| (a, i as u32))
+            .collect()
+    }
+
     fn xorshift(mut x: u64) -> impl FnMut() -> u64 {
         move || {
             x ^= x << 13;
@@ -1703,11 +1712,7 @@ mod tests {
             }
         }
         let addrs: Vec<u64> = (0..500u64).map(|a| 0x1000 + a).collect();
-        let index: FxHashMap<u64, u32> = addrs
-            .iter()
-            .enumerate()
-            .map(|(i, &a)| (a, i as u32))
-            .collect();
+        let index = index_of(&addrs);
         let mut notes = 0;
         for named_bias in [0u64, 3, 12] {
             let mut stacks = Stacks::default();
@@ -1744,11 +1749,7 @@ mod tests {
             symbols.insert(0x1000 + a, frames);
         }
         let addrs: Vec<u64> = (0..2000u64).map(|a| 0x1000 + a).collect();
-        let index: FxHashMap<u64, u32> = addrs
-            .iter()
-            .enumerate()
-            .map(|(i, &a)| (a, i as u32))
-            .collect();
+        let index = index_of(&addrs);
         let mut stacks = Stacks::default();
         while stacks.map.len() < PARALLEL_STACKS + 5000 {
             let depth = 1 + (next() % 20) as usize;

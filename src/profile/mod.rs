@@ -419,10 +419,7 @@ fn is_print(b: u8) -> bool {
 
 /// Parses a hex address as pprof writes them: optional `0x`, up to 16 hex digits.
 pub(crate) fn parse_hex(s: &[u8]) -> Option<u64> {
-    let digits = s
-        .strip_prefix(b"0x")
-        .or_else(|| s.strip_prefix(b"0X"))
-        .unwrap_or(s);
+    let digits = hex_digits(s);
     if digits.is_empty() {
         return None;
     }
@@ -441,6 +438,13 @@ pub(crate) fn parse_hex(s: &[u8]) -> Option<u64> {
         v = (v << 4) | u64::from(d & 0xf);
     }
     (bad & 0xf0 == 0).then_some(v)
+}
+
+/// `s` without its `0x` (or `0X`), if it has one.
+fn hex_digits(s: &[u8]) -> &[u8] {
+    s.strip_prefix(b"0x")
+        .or_else(|| s.strip_prefix(b"0X"))
+        .unwrap_or(s)
 }
 
 /// Byte → its value as a hex digit; 0xff for a byte that is not one.
@@ -513,14 +517,11 @@ impl fmt::Display for Profile {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_hex;
+    use super::{hex_digits, parse_hex};
 
     /// The plain reading of a hex address: digit by digit, at most 16 after leading zeros.
     fn reference(s: &[u8]) -> Option<u64> {
-        let digits = s
-            .strip_prefix(b"0x")
-            .or_else(|| s.strip_prefix(b"0X"))
-            .unwrap_or(s);
+        let digits = hex_digits(s);
         if digits.is_empty() {
             return None;
         }

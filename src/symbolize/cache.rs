@@ -169,6 +169,7 @@ pub const NO_ENTRY: u32 = u32::MAX;
 
 impl Call {
     /// A call from the frames of each address (`None`: no entry).
+    #[cfg(test)]
     pub fn new(warnings: Vec<String>, each: Vec<Option<Vec<Frame>>>) -> Call {
         let mut c = Call {
             warnings,
