@@ -40,7 +40,7 @@ impl Stacks {
 
     /// The sum of all values.
     pub fn total(&self) -> f64 {
-        self.map.values().sum()
+        crate::units::sum(self.map.values())
     }
 
     /// pprof's `SubtractProfile`: `self - base`, per stack; with `drop_negative`, negative

@@ -88,6 +88,12 @@ impl Measure {
     }
 }
 
+/// The sum of `values` as pprof's Perl adds them up, from 0: Rust's `f64` sum starts from
+/// -0.0, so that summing nothing gives -0.0, which prints as `-0.0`.
+pub fn sum<V: std::borrow::Borrow<f64>>(values: impl IntoIterator<Item = V>) -> f64 {
+    values.into_iter().fold(0.0, |a, v| a + *v.borrow())
+}
+
 /// Perl's `sprintf("%d", v)` of a float: truncated toward zero.
 pub fn perl_int(v: f64) -> String {
     if v.is_nan() {

@@ -673,13 +673,10 @@ impl Ctx<'_> {
             }
             let values = ids.values();
             let keep = self.command_filters(out, total, keep, narrow, |keep| match keep {
-                None => values.iter().sum(),
-                Some(k) => values
-                    .iter()
-                    .zip(k)
-                    .filter(|(_, k)| **k)
-                    .map(|(v, _)| v)
-                    .sum(),
+                None => crate::units::sum(values),
+                Some(k) => {
+                    crate::units::sum(values.iter().zip(k).filter(|(_, k)| **k).map(|(v, _)| v))
+                }
             })?;
             let reduced = paths.reduce(values, keep.as_deref());
             text::write_table(out, &reduced, symbols, topts).map_err(io_err)?;

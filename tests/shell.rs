@@ -456,6 +456,20 @@ fn top_honours_its_focus_words_unless_pprof_quirks() {
     let (quirks, _) = rpprof_piped(dir, &args(true), &tfile);
     assert!(!quirks.contains("After focusing"), "{quirks}");
     assert!(quirks.lines().count() > lines.len(), "{quirks}");
+    // A focus that keeps nothing leaves 0.0, not the -0.0 of an empty f64 sum: with and
+    // without the shell's own focus option (the sums of two paths).
+    std::fs::write(
+        &tfile,
+        "top nothing_matches_this\nfocus=main\ntop nothing_matches_this\n",
+    )
+    .unwrap();
+    let (none, _) = rpprof_piped(dir, &args(false), &tfile);
+    assert_eq!(
+        none.matches("After focusing on 'nothing_matches_this': 0.0 MB of 2.8 (0.0%)")
+            .count(),
+        2,
+        "{none}"
+    );
 }
 
 #[test]

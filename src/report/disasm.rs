@@ -208,7 +208,7 @@ pub fn write(
     measure: Measure,
 ) -> Result<()> {
     let io = |e: io::Error| Error::internal(format!("write: {e}"));
-    let total: f64 = values.flat.values().sum();
+    let total = crate::units::sum(values.flat.values());
     let mut sources: HashMap<String, Option<Vec<String>>> = HashMap::new();
     for r in routines {
         let insns = parse_objdump(&objdump(objdump_program, r)?);
@@ -244,7 +244,7 @@ pub fn write_routine(
         flat.push(c1);
         cum.push(c2);
     }
-    let (flat_total, cum_total): (f64, f64) = (flat.iter().sum(), cum.iter().sum());
+    let (flat_total, cum_total) = (crate::units::sum(&flat), crate::units::sum(&cum));
     writeln!(out, "ROUTINE ====================== {}", r.short)?;
     writeln!(
         out,

@@ -114,7 +114,7 @@ pub fn write(
 ) -> io::Result<bool> {
     let m = o.measure;
     let (flat, cum, seen) = reduced.flat_cum();
-    let local_total: f64 = flat.iter().sum();
+    let local_total = crate::units::sum(flat);
     let nodelimit = trunc(o.nodefraction * local_total);
     let edgelimit = trunc(o.edgefraction * local_total);
 

@@ -52,12 +52,13 @@ impl AddressValues {
 
     fn sum(map: &HashMap<u64, f64>, start: u64, end: u64) -> f64 {
         if end.saturating_sub(start) as usize > map.len() {
-            map.iter()
-                .filter(|(a, _)| (start..end).contains(a))
-                .map(|(_, v)| v)
-                .sum()
+            crate::units::sum(
+                map.iter()
+                    .filter(|(a, _)| (start..end).contains(a))
+                    .map(|(_, v)| v),
+            )
         } else {
-            (start..end).filter_map(|a| map.get(&a)).sum()
+            crate::units::sum((start..end).filter_map(|a| map.get(&a)))
         }
     }
 }

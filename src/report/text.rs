@@ -55,7 +55,7 @@ pub fn write_table(
     o: &TextOptions,
 ) -> io::Result<()> {
     let (flat, cum, seen) = reduced.flat_cum();
-    let total: f64 = flat.iter().sum();
+    let total = crate::units::sum(flat);
     let sort_by = if o.cum { cum } else { flat };
     let mut order: Vec<usize> = (0..reduced.nodes.len()).filter(|&i| seen[i]).collect();
     // By value, then by name (node names are unique: the order is total).
