@@ -193,7 +193,8 @@ pub struct Args {
     /// (default $PPROF_TOOLS, then PATH); rpprof runs no other object tool
     #[arg(long, value_name = "prefix")]
     pub tools: Option<String>,
-    /// Print debugging information (time and memory of each stage)
+    /// Print debugging information (time and memory of each stage, how much of each file's
+    /// DWARF was read, what the symbol cache answered)
     #[arg(long)]
     pub debug: bool,
     /// Neither read nor write the symbol cache (also: RPPROF_NO_CACHE=1)

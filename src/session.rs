@@ -486,8 +486,10 @@ impl Session {
                 Some(p) => {
                     let mut local = Local::new(p, &main.mappings, &sym_opts);
                     let table = local.symbolize(&addrs, &mut warnings);
-                    if let (true, Some(note)) = (opts.debug, &local.cache_note) {
-                        writeln!(err, "rpprof: {note}").map_err(io_err)?;
+                    if opts.debug {
+                        for note in local.read_notes.iter().chain(&local.cache_note) {
+                            writeln!(err, "rpprof: {note}").map_err(io_err)?;
+                        }
                     }
                     table
                 }

@@ -285,3 +285,41 @@ fn list_and_clear() {
     assert!(String::from_utf8_lossy(&list.stdout).contains(": 0 entries, 0.0 MiB"));
     let _ = std::fs::remove_dir_all(&home);
 }
+
+/// `--debug` says how much of each file's DWARF a run read: of the Rust program's units,
+/// only those holding the profile's addresses; in a run answered from the cache, none.
+#[test]
+fn a_run_reads_only_the_dwarf_units_its_addresses_need() {
+    common::link_case("t-rust");
+    let dir = Path::new("/tmp/rpprof-corpus/t-rust");
+    let home = cache_home("units-read");
+    let args = ["--text", "--debug", "./trust", "trust.hprof.0003.heap"];
+    // `(units read, units)` from the program's line.
+    let units = |o: &Output| -> Option<(usize, usize)> {
+        let err = String::from_utf8_lossy(&o.stderr);
+        let line = err
+            .lines()
+            .find(|l| l.starts_with("rpprof: ./trust: read "))?;
+        let n: Vec<usize> = line
+            .split(|c: char| !c.is_ascii_digit())
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        Some((n[0], n[1]))
+    };
+    let cold = run(dir, &home, &args, &[]);
+    let (read, all) = units(&cold).unwrap_or_else(|| {
+        panic!(
+            "no DWARF line for ./trust in:\n{}",
+            String::from_utf8_lossy(&cold.stderr)
+        )
+    });
+    assert!(
+        read >= 1 && read < all,
+        "{read} of {all} units read: the profile's addresses lie in some of them"
+    );
+    let warm = run(dir, &home, &args, &[]);
+    assert_eq!(cache_counts(&warm).1, 0, "the second run wrote nothing");
+    assert_eq!(units(&warm), None, "answered from the cache: no DWARF read");
+    assert_eq!(warm.stdout, cold.stdout);
+    let _ = std::fs::remove_dir_all(&home);
+}

@@ -2319,6 +2319,24 @@ impl DwarfSource for Dwarf {
         self.debug.as_ref()
     }
 
+    fn units_read(&self) -> Option<super::lookup::UnitsRead> {
+        self.cell.with_dependent(|_, t| {
+            let size = |u: &UnitSlot<'_>| u.header.length_including_self() as u64;
+            let read = || {
+                t.units
+                    .iter()
+                    .zip(&t.parsed)
+                    .filter(|(_, p)| p.get().is_some())
+            };
+            Some(super::lookup::UnitsRead {
+                read: read().count(),
+                units: t.units.len(),
+                read_bytes: read().map(|(u, _)| size(u)).sum(),
+                bytes: t.units.iter().map(size).sum(),
+            })
+        })
+    }
+
     fn prefetch(&self, vmas: &[u64]) {
         self.cell.with_dependent(|sections, t| {
             t.prefetch(vmas, sections);

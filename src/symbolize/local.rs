@@ -67,6 +67,33 @@ struct Image {
     partial: bool,
 }
 
+impl Image {
+    /// How much of the DWARF of the file at `path` was read, for `--debug`.
+    fn units_note(&self, path: &Path) -> Option<String> {
+        let d = self.dwarf.as_ref()?;
+        let r = d.units_read()?;
+        let from = d
+            .symbol_file()
+            .map(|e| format!(" (in {})", e.path.display()))
+            .unwrap_or_default();
+        let size = |b: u64| {
+            if b < 1_000_000 {
+                format!("{} kB", b.div_ceil(1000))
+            } else {
+                format!("{:.1} MB", b as f64 / 1e6)
+            }
+        };
+        Some(format!(
+            "{}: read {} of its {} DWARF units, {} of {} of .debug_info{from}",
+            path.display(),
+            r.read,
+            r.units,
+            size(r.read_bytes),
+            size(r.bytes)
+        ))
+    }
+}
+
 /// The local symbolizer: the program, the profile's memory map and the options.
 pub struct Local {
     prog: PathBuf,
@@ -78,6 +105,8 @@ pub struct Local {
     wanted: HashMap<PathBuf, Arc<[u64]>>,
     /// What the symbol cache did in the last [`Symbolize::symbolize`] (for `--debug`).
     pub cache_note: Option<String>,
+    /// For `--debug`: how much of each file's DWARF the last [`Symbolize::symbolize`] read.
+    pub read_notes: Vec<String>,
     /// Files opened to ask the symbol cache, which had no answer: [`Local::image`] takes
     /// them rather than opening them again.
     opened: HashMap<PathBuf, Elf>,
@@ -117,6 +146,7 @@ impl Local {
             images: HashMap::new(),
             wanted: HashMap::new(),
             cache_note: None,
+            read_notes: Vec::new(),
             opened: HashMap::new(),
         }
     }
@@ -1100,6 +1130,7 @@ impl Symbolize for Local {
     /// addresses left in its range, so libraries win over the program's catch-all range.
     fn symbolize(&mut self, addrs: &[u64], warnings: &mut Vec<String>) -> SymbolTable {
         let mut table = SymbolTable::new();
+        self.read_notes.clear();
         // Files kept from an earlier call were read for its addresses.
         self.want_any();
         let mut libs = self.libs(addrs, warnings);
@@ -1188,7 +1219,9 @@ impl Symbolize for Local {
             }
             // A file's tables are big: let them go once no later mapping needs them.
             if !libs[i + 1..].iter().any(|l| l.path == lib.path) {
-                self.images.remove(&image);
+                let img = self.images.remove(&image).flatten();
+                self.read_notes
+                    .extend(img.and_then(|img| img.units_note(&image)));
             }
             // The file's answers are complete: keep them for the next run.
             if !libs[i + 1..].iter().any(|l| Self::image_path(l) == image)

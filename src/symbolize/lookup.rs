@@ -81,6 +81,25 @@ pub trait DwarfSource {
     /// Prepares the lookups of `vmas` (e.g. reads their tables in parallel); answers do not
     /// depend on it.
     fn prefetch(&self, _vmas: &[u64]) {}
+
+    /// How much of the DWARF the lookups so far have read, when known.
+    fn units_read(&self) -> Option<UnitsRead> {
+        None
+    }
+}
+
+/// The compilation units of a file's `.debug_info` that lookups have read (parsed their
+/// entries and line table), out of all its units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UnitsRead {
+    /// Units read.
+    pub read: usize,
+    /// Units in the file.
+    pub units: usize,
+    /// Bytes of `.debug_info` of the units read.
+    pub read_bytes: u64,
+    /// Bytes of `.debug_info` of all units.
+    pub bytes: u64,
 }
 
 /// binutils' `_bfd_elf_find_function` over one symbol table, indexed for speed, with the
