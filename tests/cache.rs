@@ -57,18 +57,21 @@ fn messages(o: &Output) -> String {
         .collect()
 }
 
-/// `(answered from the cache, written)` from `--debug`'s line.
-fn cache_counts(o: &Output) -> (usize, usize) {
+/// The first two numbers of the first line of standard error that `is` picks, if any.
+fn two_numbers(o: &Output, is: impl Fn(&str) -> bool) -> Option<(usize, usize)> {
     let err = String::from_utf8_lossy(&o.stderr);
-    let line = err
-        .lines()
-        .find(|l| l.contains("answered from the symbol cache"))
-        .unwrap_or_else(|| panic!("no cache line in:\n{err}"));
+    let line = err.lines().find(|l| is(l))?;
     let n: Vec<usize> = line
         .split(|c: char| !c.is_ascii_digit())
         .filter_map(|w| w.parse().ok())
         .collect();
-    (n[0], n[1])
+    Some((n[0], n[1]))
+}
+
+/// `(answered from the cache, written)` from `--debug`'s line.
+fn cache_counts(o: &Output) -> (usize, usize) {
+    two_numbers(o, |l| l.contains("answered from the symbol cache"))
+        .unwrap_or_else(|| panic!("no cache line in:\n{}", String::from_utf8_lossy(&o.stderr)))
 }
 
 /// Several programs and profiles: a second run (from the cache) prints what the first one and
@@ -295,17 +298,7 @@ fn a_run_reads_only_the_dwarf_units_its_addresses_need() {
     let home = cache_home("units-read");
     let args = ["--text", "--debug", "./trust", "trust.hprof.0003.heap"];
     // `(units read, units)` from the program's line.
-    let units = |o: &Output| -> Option<(usize, usize)> {
-        let err = String::from_utf8_lossy(&o.stderr);
-        let line = err
-            .lines()
-            .find(|l| l.starts_with("rpprof: ./trust: read "))?;
-        let n: Vec<usize> = line
-            .split(|c: char| !c.is_ascii_digit())
-            .filter_map(|w| w.parse().ok())
-            .collect();
-        Some((n[0], n[1]))
-    };
+    let units = |o: &Output| two_numbers(o, |l| l.starts_with("rpprof: ./trust: read "));
     let cold = run(dir, &home, &args, &[]);
     let (read, all) = units(&cold).unwrap_or_else(|| {
         panic!(
