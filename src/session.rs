@@ -132,6 +132,9 @@ impl Loaded {
     /// Reads and parses the profile at `arg`.
     pub fn read(arg: &str) -> Result<Loaded> {
         let path = PathBuf::from(arg);
+        if let Ok(m) = std::fs::metadata(&path) {
+            crate::memory::reading(m.len());
+        }
         let data = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
         let profile = profile::parse(&data, &path)?;
         Ok(Loaded { path, profile })
