@@ -1133,6 +1133,17 @@ impl IdStacks {
     /// the same order, each leaf's name looked at once.
     pub fn unnamed_share_note(&self, addrs: &[u64], symbols: &SymbolTable) -> Option<String> {
         let (mut unnamed, mut total) = (0.0f64, 0.0f64);
+        // A table made for `addrs` is read in its own order (a CPU profile's 50,000 leaves
+        // looked up one by one cost 10 ms; its 150,000 entries in a row, 2).
+        if let Some(flags) = symbols.unnamed_flags(addrs) {
+            for (k, v) in self.iter() {
+                total += v.abs();
+                if k.first().is_none_or(|&id| flags[id as usize]) {
+                    unnamed += v.abs();
+                }
+            }
+            return unnamed_share(unnamed, total);
+        }
         // Per address id: 0 not looked at yet, 1 named, 2 unnamed.
         let mut leaf = vec![0u8; addrs.len()];
         for (k, v) in self.iter() {
@@ -1693,47 +1704,54 @@ mod tests {
 
     /// The share of unnamed leaves summed over the stacks by address id is the one summed
     /// over the stack map: with a share above the note's tenth and below it, fractional
-    /// values, negative ones (a profile less its base) and empty stacks.
+    /// values, negative ones (a profile less its base) and empty stacks; with a table that
+    /// has no entry for some addresses (each leaf looked up) and one made for all of them
+    /// (read in a row).
     #[test]
     fn unnamed_share_by_address_id_is_that_of_the_stack_map() {
-        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
-        let mut symbols = SymbolTable::new();
-        // Every fifth address unknown, every seventh named after its place in a file.
-        for a in 0..500u64 {
-            let name = match a % 7 {
-                0 => format!("prog+0x{a:x}"),
-                _ => format!("f{}", a / 4),
-            };
-            if a % 5 != 0 {
-                symbols.insert(
-                    0x1000 + a,
-                    vec![Frame::new(name, "f.cc:1".to_string(), false)],
-                );
-            }
-        }
-        let addrs: Vec<u64> = (0..500u64).map(|a| 0x1000 + a).collect();
-        let index = index_of(&addrs);
-        let mut notes = 0;
-        for named_bias in [0u64, 3, 12] {
-            let mut stacks = Stacks::default();
-            stacks.add(Vec::new(), 0.5);
-            while stacks.map.len() < 3000 {
-                let depth = 1 + (next() % 6) as usize;
-                let mut k: Vec<u64> = (0..depth).map(|_| 0x1000 + next() % 500).collect();
-                // Some stacks moved onto a named leaf, to vary the share.
-                if next() % 16 < named_bias {
-                    k[0] = 0x1001;
+        for complete in [false, true] {
+            let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
+            let mut symbols = SymbolTable::new();
+            // Every fifth address unknown (no entry, or `??`), every seventh named after its
+            // place in a file.
+            for a in 0..500u64 {
+                let name = match a % 7 {
+                    0 => format!("prog+0x{a:x}"),
+                    _ if a % 5 == 0 => "??".to_string(),
+                    _ => format!("f{}", a / 4),
+                };
+                if a % 5 != 0 || complete {
+                    symbols.insert(
+                        0x1000 + a,
+                        vec![Frame::new(name, "f.cc:1".to_string(), false)],
+                    );
                 }
-                let v = (next() % 2000) as f64 / 7.0 - 40.0;
-                stacks.add(k, v);
             }
-            let want = unnamed_share_note(&stacks, &symbols);
-            let got = IdStacks::of(&stacks, &index).unnamed_share_note(&addrs, &symbols);
-            assert_eq!(got, want);
-            notes += usize::from(want.is_some());
+            let addrs: Vec<u64> = (0..500u64).map(|a| 0x1000 + a).collect();
+            assert_eq!(symbols.unnamed_flags(&addrs).is_some(), complete);
+            let index = index_of(&addrs);
+            let mut notes = 0;
+            for named_bias in [0u64, 3, 12] {
+                let mut stacks = Stacks::default();
+                stacks.add(Vec::new(), 0.5);
+                while stacks.map.len() < 3000 {
+                    let depth = 1 + (next() % 6) as usize;
+                    let mut k: Vec<u64> = (0..depth).map(|_| 0x1000 + next() % 500).collect();
+                    // Some stacks moved onto a named leaf, to vary the share.
+                    if next() % 16 < named_bias {
+                        k[0] = 0x1001;
+                    }
+                    let v = (next() % 2000) as f64 / 7.0 - 40.0;
+                    stacks.add(k, v);
+                }
+                let want = unnamed_share_note(&stacks, &symbols);
+                let got = IdStacks::of(&stacks, &index).unnamed_share_note(&addrs, &symbols);
+                assert_eq!(got, want);
+                notes += usize::from(want.is_some());
+            }
+            // Some runs say the note and some do not.
+            assert!((1..3).contains(&notes), "{notes}");
         }
-        // Some runs say the note and some do not.
-        assert!((1..3).contains(&notes), "{notes}");
     }
 
     #[test]

@@ -142,6 +142,37 @@ impl SymbolTable {
             .map(|&(a, lo, hi)| (a, &self.frames[lo as usize..hi as usize]))
     }
 
+    /// Per address of `addrs` (sorted and unique: the addresses the table was made for),
+    /// whether it has no name ([`is_unnamed`]): one pass over the entries in the order they
+    /// were made, each run of frames sharing a name looked at once. `None` unless the table
+    /// has as many entries as `addrs` has addresses, each unnamed one among them (a table
+    /// made for `addrs` holds no other address: then each has an entry).
+    pub fn unnamed_flags(&self, addrs: &[u64]) -> Option<Vec<bool>> {
+        if self.entries.len() != addrs.len() {
+            return None;
+        }
+        let mut flags = vec![false; addrs.len()];
+        // The name last looked at, and whether it makes its address unnamed.
+        let mut last: (*const u8, bool) = (std::ptr::null(), false);
+        for &(a, lo, hi) in &self.entries {
+            let frames = &self.frames[lo as usize..hi as usize];
+            let unnamed = match frames.first() {
+                None => true,
+                Some(f) => {
+                    let p = Arc::as_ptr(&f.function) as *const u8;
+                    if p != last.0 {
+                        last = (p, is_unnamed(frames));
+                    }
+                    last.1
+                }
+            };
+            if unnamed {
+                flags[addrs.binary_search(&a).ok()?] = true;
+            }
+        }
+        Some(flags)
+    }
+
     /// Entries, in address order.
     pub fn sorted(&self) -> Vec<(u64, &[Frame])> {
         let mut v: Vec<(u64, &[Frame])> = self.iter().collect();
