@@ -663,16 +663,10 @@ impl Local {
     fn explain_unnamed(
         &mut self,
         lib: &Lib,
-        pcs: &[u64],
-        table: &SymbolTable,
+        unnamed: &[u64],
         flags: Option<(bool, bool)>,
         warnings: &mut Vec<String>,
     ) {
-        let unnamed: Vec<u64> = pcs
-            .iter()
-            .copied()
-            .filter(|&a| table.get(a).is_none_or(super::is_unnamed))
-            .collect();
         if unnamed.is_empty() {
             return;
         }
@@ -702,12 +696,7 @@ impl Local {
     /// Warns about the addresses left to the program's catch-all range that stay unnamed: no
     /// memory map at all, or addresses outside every mapping (code unloaded before the
     /// profile was written), or in mappings that have no file.
-    fn explain_catch_all(&self, pcs: &[u64], table: &SymbolTable, warnings: &mut Vec<String>) {
-        let unnamed: Vec<u64> = pcs
-            .iter()
-            .copied()
-            .filter(|&a| table.get(a).is_none_or(super::is_unnamed))
-            .collect();
+    fn explain_catch_all(&self, unnamed: &[u64], warnings: &mut Vec<String>) {
         if unnamed.is_empty() {
             return;
         }
@@ -726,13 +715,13 @@ impl Local {
             warnings.push(format!(
                 "Warning: the profile has no memory map: {} ({}) cannot be placed in the program or a library: {why}. The map comes last in a profile: the CPU profiler writes it when it stops (ProfilerStop or exit), so a profile of a process killed while profiling, or a dump cut short, has none",
                 plural(unnamed.len(), "address", "addresses"),
-                some_addresses(&unnamed)
+                some_addresses(unnamed)
             ));
             return;
         }
         let mut outside = Vec::new();
         let mut no_file: Vec<(String, u64)> = Vec::new();
-        for &a in &unnamed {
+        for &a in unnamed {
             match self.mappings.iter().find(|m| a >= m.start && a < m.limit) {
                 None => outside.push(a),
                 Some(m) => match no_file.iter_mut().find(|e| e.0 == m.path) {
@@ -1169,6 +1158,8 @@ impl Symbolize for Local {
             } else if !lib.path.exists() && Some(i) != catch_all {
                 warnings.push(self.not_found(lib, pcs.len()));
             } else {
+                // Where this mapping's entries start.
+                let mark = table.mark();
                 let flags = match cached.get_mut(&image) {
                     Some(Cached {
                         hit: Some(entry),
@@ -1212,9 +1203,10 @@ impl Symbolize for Local {
                     }
                 };
                 if Some(i) == catch_all && lib.path.exists() {
-                    self.explain_catch_all(&pcs, &table, warnings);
+                    self.explain_catch_all(&table.unnamed_since(mark, &pcs), warnings);
                 } else if Some(i) != catch_all {
-                    self.explain_unnamed(lib, &pcs, &table, flags, warnings);
+                    let unnamed = table.unnamed_since(mark, &pcs);
+                    self.explain_unnamed(lib, &unnamed, flags, warnings);
                 }
             }
             // A file's tables are big: let them go once no later mapping needs them.

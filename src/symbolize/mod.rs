@@ -152,25 +152,57 @@ impl SymbolTable {
             return None;
         }
         let mut flags = vec![false; addrs.len()];
-        // The name last looked at, and whether it makes its address unnamed.
-        let mut last: (*const u8, bool) = (std::ptr::null(), false);
+        let mut last = (std::ptr::null(), false);
         for &(a, lo, hi) in &self.entries {
-            let frames = &self.frames[lo as usize..hi as usize];
-            let unnamed = match frames.first() {
-                None => true,
-                Some(f) => {
-                    let p = Arc::as_ptr(&f.function) as *const u8;
-                    if p != last.0 {
-                        last = (p, is_unnamed(frames));
-                    }
-                    last.1
-                }
-            };
-            if unnamed {
+            if self.entry_unnamed(lo, hi, &mut last) {
                 flags[addrs.binary_search(&a).ok()?] = true;
             }
         }
         Some(flags)
+    }
+
+    /// [`is_unnamed`] of the frames `lo..hi`; `last`: the name looked at before and its
+    /// answer, kept for the next call (the next entry's name is mostly the same).
+    fn entry_unnamed(&self, lo: u32, hi: u32, last: &mut (*const u8, bool)) -> bool {
+        let frames = &self.frames[lo as usize..hi as usize];
+        match frames.first() {
+            None => true,
+            Some(f) => {
+                let p = Arc::as_ptr(&f.function) as *const u8;
+                if p != last.0 {
+                    *last = (p, is_unnamed(frames));
+                }
+                last.1
+            }
+        }
+    }
+
+    /// A mark for [`SymbolTable::unnamed_since`]: the entries made so far.
+    pub fn mark(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// The addresses of `addrs` (unique) that have no name ([`is_unnamed`]), sorted, when
+    /// the entries made since `mark` are those of `addrs`: read in a row (each run of frames
+    /// sharing a name looked at once) when there are as many of them as addresses, else each
+    /// address looked up.
+    pub fn unnamed_since(&self, mark: usize, addrs: &[u64]) -> Vec<u64> {
+        let mut out: Vec<u64> = match self.entries.get(mark..) {
+            Some(new) if new.len() == addrs.len() => {
+                let mut last = (std::ptr::null(), false);
+                new.iter()
+                    .filter(|&&(_, lo, hi)| self.entry_unnamed(lo, hi, &mut last))
+                    .map(|&(a, _, _)| a)
+                    .collect()
+            }
+            _ => addrs
+                .iter()
+                .copied()
+                .filter(|&a| self.get(a).is_none_or(is_unnamed))
+                .collect(),
+        };
+        out.sort_unstable();
+        out
     }
 
     /// Entries, in address order.
@@ -243,4 +275,52 @@ pub struct Options {
     pub nearest_symbol: bool,
     /// Where what was resolved is kept across runs ([`cache`]); `None`: not kept.
     pub cache: Option<cache::Cache>,
+}
+
+// unwrap here only in tests, on tables the tests make themselves: a failure is the test
+// failing.
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The unnamed addresses of the entries made since a mark, read in a row, are those
+    /// found by looking each one up, sorted; with an address left without an entry, or one
+    /// made before the mark, each is looked up.
+    #[test]
+    fn unnamed_since_a_mark_is_what_lookups_find() {
+        let main: Arc<str> = Arc::from("main");
+        let unknown: Arc<str> = Arc::from("??");
+        let outside: Arc<str> = Arc::from("prog+0x1234");
+        let f = |n: &Arc<str>| vec![Frame::new(n.clone(), "f.c:1".to_string(), false)];
+        let mut t = SymbolTable::new();
+        t.insert(0x10, f(&unknown));
+        let mark = t.mark();
+        // Made out of address order, runs of one shared name and changes between them.
+        let names = [
+            &main, &main, &unknown, &unknown, &main, &outside, &outside, &main,
+        ];
+        let addrs: Vec<u64> = (0..names.len() as u64).map(|i| 0x20 + 0x10 * i).collect();
+        for (&a, n) in addrs.iter().zip(names).rev() {
+            t.insert(a, f(n));
+        }
+        let looked_up = |t: &SymbolTable, addrs: &[u64]| -> Vec<u64> {
+            let mut v: Vec<u64> = addrs
+                .iter()
+                .copied()
+                .filter(|&a| t.get(a).is_none_or(is_unnamed))
+                .collect();
+            v.sort_unstable();
+            v
+        };
+        assert_eq!(t.unnamed_since(mark, &addrs), vec![0x40, 0x50, 0x70, 0x80]);
+        assert_eq!(t.unnamed_since(mark, &addrs), looked_up(&t, &addrs));
+        let mut more = addrs.clone();
+        more.push(0x1000);
+        assert_eq!(t.unnamed_since(mark, &more), looked_up(&t, &more));
+        assert!(t.unnamed_since(mark, &more).contains(&0x1000));
+        let mut all = addrs.clone();
+        all.insert(0, 0x10);
+        assert_eq!(t.unnamed_since(0, &all), looked_up(&t, &all));
+        assert_eq!(t.unnamed_since(0, &all)[0], 0x10);
+    }
 }
