@@ -51,6 +51,8 @@ pub mod report;
 pub mod session;
 pub mod shell;
 pub mod symbolize;
+#[cfg(test)]
+pub(crate) mod testing;
 pub mod trend;
 pub mod units;
 pub mod view;

@@ -254,13 +254,7 @@ mod tests {
     #[test]
     fn percent_fast_path_equals_format() {
         // A small deterministic generator: values of every size, sign and rounding.
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = crate::testing::xorshift(0x9e37_79b9_7f4a_7c15);
         let mut checked = 0;
         for i in 0..200_000u32 {
             let num = (next() % 2_000_000) as f64 - 1_000_000.0 + f64::from(i % 7) * 0.25;
@@ -282,13 +276,7 @@ mod tests {
 
     #[test]
     fn appending_equals_formatting() {
-        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = crate::testing::xorshift(0x2545_f491_4f6c_dd1d);
         let mut values = vec![
             0.0,
             -0.0,

@@ -103,8 +103,7 @@ fn a_second_run_answers_from_the_cache_as_the_first() {
     ];
     let home = cache_home("second-run");
     for (case, args) in cases {
-        common::link_case(case);
-        let dir = Path::new("/tmp/rpprof-corpus").join(case);
+        let dir = common::link_case(case);
         let with_debug: Vec<&str> = args.iter().copied().chain(["--debug"]).collect();
         let mut no_cache = with_debug.clone();
         no_cache.push("--no_cache");
@@ -139,8 +138,7 @@ fn a_second_run_answers_from_the_cache_as_the_first() {
 /// the entry of the one before; its libraries, unchanged, still are.
 #[test]
 fn a_rebuilt_program_is_read_again() {
-    common::link_case("t-cpu");
-    let case = Path::new("/tmp/rpprof-corpus/t-cpu");
+    let case = &common::link_case("t-cpu");
     let home = cache_home("rebuilt");
     let work = home.join("work");
     std::fs::create_dir_all(&work).unwrap();
@@ -183,8 +181,7 @@ fn a_rebuilt_program_is_read_again() {
 /// and the entry is written again.
 #[test]
 fn a_damaged_entry_is_ignored_with_a_warning() {
-    common::link_case("t-heap");
-    let dir = Path::new("/tmp/rpprof-corpus/t-heap");
+    let dir = &common::link_case("t-heap");
     let home = cache_home("damaged");
     let args = ["--text", "--debug", "./theap", "theap.hprof.0003.heap"];
     let first = run(dir, &home, &args, &[]);
@@ -224,8 +221,7 @@ fn a_damaged_entry_is_ignored_with_a_warning() {
 /// keeps nothing.
 #[test]
 fn no_cache_the_environment_switch_and_the_size_cap() {
-    common::link_case("t-cpu");
-    let dir = Path::new("/tmp/rpprof-corpus/t-cpu");
+    let dir = &common::link_case("t-cpu");
     let home = cache_home("off");
     let args = ["--text", "--lib_prefix=.", "./tcpu-pie", "tcpu-pie.prof"];
     let with = |extra: &'static str| -> Vec<&str> { args.iter().copied().chain([extra]).collect() };
@@ -251,8 +247,7 @@ fn no_cache_the_environment_switch_and_the_size_cap() {
 /// `--cache_list` names each entry's file; `--cache_clear` removes them all.
 #[test]
 fn list_and_clear() {
-    common::link_case("t-cpu");
-    let dir = Path::new("/tmp/rpprof-corpus/t-cpu");
+    let dir = &common::link_case("t-cpu");
     let home = cache_home("list");
     run(
         dir,
@@ -293,8 +288,7 @@ fn list_and_clear() {
 /// only those holding the profile's addresses; in a run answered from the cache, none.
 #[test]
 fn a_run_reads_only_the_dwarf_units_its_addresses_need() {
-    common::link_case("t-rust");
-    let dir = Path::new("/tmp/rpprof-corpus/t-rust");
+    let dir = &common::link_case("t-rust");
     let home = cache_home("units-read");
     let args = ["--text", "--debug", "./trust", "trust.hprof.0003.heap"];
     // `(units read, units)` from the program's line.

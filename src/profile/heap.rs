@@ -555,13 +555,7 @@ mod tests {
             );
         }
         let alphabet = b" \t:[]@/0123456789heap_v2xyz\xc2\xa0";
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = crate::testing::xorshift(0x2545_f491_4f6c_dd1d);
         for _ in 0..50_000 {
             let mut h = headers[(next() % 8) as usize].to_vec();
             for _ in 0..1 + next() % 3 {

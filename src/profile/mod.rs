@@ -561,11 +561,9 @@ mod tests {
         }
         // Random strings over the bytes that matter.
         let alphabet = b"0123456789abcdefABCDEFxXg -\xff";
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = crate::testing::xorshift(0x9e37_79b9_7f4a_7c15);
         for _ in 0..100_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            let x = next();
             let len = (x % 22) as usize;
             let s: Vec<u8> = (0..len)
                 .map(|i| alphabet[((x >> (i * 3 % 60)) % alphabet.len() as u64) as usize])

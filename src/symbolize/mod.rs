@@ -59,9 +59,9 @@ impl Frame {
 /// Address → frames, the real function first and inlined functions after it.
 ///
 /// The frames of all addresses lie back to back in one array, in the order the addresses
-/// were inserted (the symbolizers insert them in address order): passes over the whole table
-/// read memory in order, and consecutive addresses, which mostly share their function's name
-/// strings, are cheap to skip over.
+/// were inserted (the symbolizers insert them mostly in address order): passes over the
+/// whole table read memory in order, and consecutive addresses, which mostly share their
+/// function's name strings, are cheap to skip over.
 #[derive(Debug, Default, Clone)]
 pub struct SymbolTable {
     /// Address → its index in `entries`.
@@ -182,10 +182,10 @@ impl SymbolTable {
         self.entries.len()
     }
 
-    /// The addresses of `addrs` (unique) that have no name ([`is_unnamed`]), sorted, when
-    /// the entries made since `mark` are those of `addrs`: read in a row (each run of frames
-    /// sharing a name looked at once) when there are as many of them as addresses, else each
-    /// address looked up.
+    /// The addresses of `addrs` (unique) that have no name ([`is_unnamed`]), sorted. The
+    /// caller made the entries since `mark` for `addrs` alone: when there are as many of
+    /// them as addresses, they are read in a row (each run of frames sharing a name looked
+    /// at once); otherwise each address is looked up.
     pub fn unnamed_since(&self, mark: usize, addrs: &[u64]) -> Vec<u64> {
         let mut out: Vec<u64> = match self.entries.get(mark..) {
             Some(new) if new.len() == addrs.len() => {
@@ -277,8 +277,6 @@ pub struct Options {
     pub cache: Option<cache::Cache>,
 }
 
-// unwrap here only in tests, on tables the tests make themselves: a failure is the test
-// failing.
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -46,14 +46,15 @@ pub fn system_libraries_differ() -> Option<String> {
 }
 
 /// Links `/tmp/rpprof-corpus/<case>` to `testdata/<case>` when nothing is there: the
-/// programs' DWARF names their sources there (where they were built).
-pub fn link_case(case: &str) {
+/// programs' DWARF names their sources there (where they were built). Returns that path.
+pub fn link_case(case: &str) -> PathBuf {
     let runs = Path::new("/tmp/rpprof-corpus");
     let _ = std::fs::create_dir_all(runs);
     let at = runs.join(case);
     if std::fs::symlink_metadata(&at).is_err() {
         let _ = std::os::unix::fs::symlink(root().join("testdata").join(case), &at);
     }
+    at
 }
 
 /// Prints why a test is skipped (visible with `--nocapture`, and in CI logs).
