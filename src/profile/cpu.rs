@@ -43,6 +43,38 @@ impl Words<'_> {
         })
     }
 
+    /// Words `i..i + n` (those past the end read as 0): a record's stack, decoded in one go.
+    fn run(&self, i: usize, n: usize) -> Vec<u64> {
+        let from = (i * self.word).min(self.data.len());
+        let to = ((i + n) * self.word).min(self.data.len());
+        let bytes = &self.data[from..to];
+        let mut v: Vec<u64> = Vec::with_capacity(n);
+        match (self.word, self.big_endian) {
+            (4, false) => v.extend(
+                bytes
+                    .chunks_exact(4)
+                    .map(|b| u64::from(u32::from_le_bytes(b.try_into().unwrap_or_default()))),
+            ),
+            (4, true) => v.extend(
+                bytes
+                    .chunks_exact(4)
+                    .map(|b| u64::from(u32::from_be_bytes(b.try_into().unwrap_or_default()))),
+            ),
+            (_, false) => v.extend(
+                bytes
+                    .chunks_exact(8)
+                    .map(|b| u64::from_le_bytes(b.try_into().unwrap_or_default())),
+            ),
+            (_, true) => v.extend(
+                bytes
+                    .chunks_exact(8)
+                    .map(|b| u64::from_be_bytes(b.try_into().unwrap_or_default())),
+            ),
+        }
+        v.resize(n, 0);
+        v
+    }
+
     fn offset(&self, i: usize) -> u64 {
         (self.base + i * self.word) as u64
     }
@@ -177,14 +209,11 @@ pub fn parse(file: &[u8], pos: usize, path: &Path, adjust: bool) -> Result<Profi
             ));
             break;
         }
-        let mut stack = Vec::with_capacity(depth);
-        for j in 0..depth {
-            let pc = w.get(i + j).unwrap_or(0);
-            stack.push(if j > 0 && adjust {
-                pc.wrapping_sub(1)
-            } else {
-                pc
-            });
+        let mut stack = w.run(i, depth);
+        if adjust {
+            for pc in stack.iter_mut().skip(1) {
+                *pc = pc.wrapping_sub(1);
+            }
         }
         i += depth;
         // Symbolized profiles (rpprof's --raw with --base) can hold negative counts.
