@@ -127,6 +127,9 @@ pub fn write(
             .partial_cmp(&a.1.abs())
             .unwrap_or(std::cmp::Ordering::Equal)
             .then_with(|| a.0.iter().rev().cmp(b.0.iter().rev()))
+            // Two stacks of the same names (other addresses) growing and shrinking by the
+            // same amount: the growth first, whichever order the stacks came in.
+            .then_with(|| b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal))
     });
     for (frames, v) in order {
         writeln!(out, "{SEPARATOR}")?;
@@ -151,6 +154,36 @@ pub fn write(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two stacks of the same names growing and shrinking alike print in one order (the
+    /// growth first), whichever order they come in.
+    #[test]
+    fn equal_traces_in_a_fixed_order() {
+        let names = |n: &[&str]| {
+            n.iter()
+                .map(|&s| std::sync::Arc::from(s))
+                .collect::<Vec<_>>()
+        };
+        let o = TracesOptions {
+            file: None,
+            type_name: "inuse_space".to_string(),
+            unit: GoUnit::Bytes,
+            scale: 1.0,
+        };
+        let grow = (names(&["new_node", "main"]), 32.0);
+        let shrink = (names(&["new_node", "main"]), -32.0);
+        let run = |paths: &[(Vec<std::sync::Arc<str>>, f64)]| {
+            let mut out = Vec::new();
+            write(&mut out, paths, &o).map(|()| String::from_utf8_lossy(&out).into_owned())
+        };
+        let a = run(&[grow.clone(), shrink.clone()]);
+        let b = run(&[shrink, grow]);
+        assert_eq!(a.ok(), b.as_ref().ok().cloned());
+        let b = b.unwrap_or_default();
+        let first = b.find("      32B").unwrap_or(usize::MAX);
+        let second = b.find("     -32B").unwrap_or(0);
+        assert!(first < second, "{b}");
+    }
 
     #[test]
     fn go_labels() {
