@@ -926,9 +926,14 @@ impl<'a> Translator<'a> {
 
     /// Translates address `a` (not met before) and returns its range of items.
     fn translate_new(&mut self, a: u64) -> (u32, u32) {
+        self.translate_frames(a, self.symbols.get(a))
+    }
+
+    /// [`Translator::translate_new`] of `a`, whose frames (`None`: no entry) are `frames`.
+    fn translate_frames(&mut self, a: u64, frames: Option<&[Frame]>) -> (u32, u32) {
         let lo = self.items.len() as u32;
         let (symbols, map, opts) = (self.symbols, self.map, self.opts);
-        match symbols.get(a).filter(|_| self.by_name_only) {
+        match frames.filter(|_| self.by_name_only) {
             // Most addresses share their functions' names (the same `Arc`s): their nodes
             // are looked up by those.
             Some(frames) => {
@@ -953,7 +958,7 @@ impl<'a> Translator<'a> {
                     self.items.push(item);
                 }
             }
-            None => match symbols.get(a) {
+            None => match frames {
                 Some(frames) => {
                     for (j, f) in frames.iter().enumerate().rev() {
                         let item = self.frame_item(a, f, j > 0);
@@ -999,8 +1004,9 @@ pub fn translation(
     renames: &Renames,
     opts: &Options,
 ) -> Translation {
+    let entries = symbols.entries_for(addrs);
     let (a, b) = in_halves(addrs.len(), |r| {
-        translate_part(&addrs[r], symbols, renames, opts)
+        translate_part(&addrs[r.clone()], &entries[r], symbols, renames, opts)
     });
     let Some((b, _)) = b else {
         return a.0;
@@ -1034,9 +1040,11 @@ pub fn translation(
     t
 }
 
-/// The translation of some addresses, and the index of its nodes by key.
+/// The translation of some addresses (`entries`: their entries in `symbols`), and the index
+/// of its nodes by key.
 fn translate_part(
     addrs: &[u64],
+    entries: &[u32],
     symbols: &SymbolTable,
     map: &FxHashMap<Arc<str>, String>,
     opts: &Options,
@@ -1046,11 +1054,12 @@ fn translate_part(
     // The addresses are unique: each is translated as new.
     let ranges = addrs
         .iter()
-        .map(|&a| {
+        .zip(entries)
+        .map(|(&a, &e)| {
             if w > 8 && a > 0x7fff_ffff_ffff_ffff {
                 (0, 0)
             } else {
-                t.translate_new(a)
+                t.translate_frames(a, symbols.entry(e))
             }
         })
         .collect();

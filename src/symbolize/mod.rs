@@ -56,6 +56,9 @@ impl Frame {
     }
 }
 
+/// In [`SymbolTable::entries_for`]: the address has no entry.
+pub const NO_ENTRY: u32 = u32::MAX;
+
 /// Address → frames, the real function first and inlined functions after it.
 ///
 /// The frames of all addresses lie back to back in one array, in the order the addresses
@@ -82,6 +85,35 @@ impl SymbolTable {
         let &i = self.index.get(&addr)?;
         let (_, lo, hi) = self.entries[i as usize];
         Some(&self.frames[lo as usize..hi as usize])
+    }
+
+    /// Per address of `addrs` (sorted and unique), the index of its entry ([`NO_ENTRY`]:
+    /// none), for [`SymbolTable::entry`]: the entries are read in a row (they are mostly in
+    /// address order, so each is mostly the address after the one before), not each address
+    /// looked up in the index.
+    pub fn entries_for(&self, addrs: &[u64]) -> Vec<u32> {
+        let mut out = vec![NO_ENTRY; addrs.len()];
+        let mut next = 0usize;
+        for (i, &(a, _, _)) in self.entries.iter().enumerate() {
+            let at = if addrs.get(next) == Some(&a) {
+                next
+            } else {
+                match addrs.binary_search(&a) {
+                    Ok(at) => at,
+                    Err(_) => continue,
+                }
+            };
+            // Each address has one entry (a replaced one is overwritten in place).
+            out[at] = i as u32;
+            next = at + 1;
+        }
+        out
+    }
+
+    /// The frames of entry `i` (an index from [`SymbolTable::entries_for`]).
+    pub fn entry(&self, i: u32) -> Option<&[Frame]> {
+        let &(_, lo, hi) = self.entries.get(i as usize)?;
+        self.frames.get(lo as usize..hi as usize)
     }
 
     /// Makes room for `n` more addresses.
@@ -320,5 +352,30 @@ mod tests {
         all.insert(0, 0x10);
         assert_eq!(t.unnamed_since(0, &all), looked_up(&t, &all));
         assert_eq!(t.unnamed_since(0, &all)[0], 0x10);
+    }
+
+    /// The entries read in a row for some addresses are the ones their lookups find: with
+    /// entries made in two runs out of order, a replaced entry, an entry for an address not
+    /// asked about and addresses without one.
+    #[test]
+    fn entries_for_addresses_are_what_lookups_find() {
+        let mut t = SymbolTable::new();
+        let frame = |a: u64| vec![Frame::new(format!("f{a:x}"), "f.c:1".to_string(), false)];
+        for a in (0x100..0x180).step_by(8).chain((0x10..0x100).step_by(8)) {
+            t.insert(a, frame(a));
+        }
+        t.insert(0x20, frame(0x999));
+        t.insert(0x5000, frame(0x5000));
+        let mut addrs: Vec<u64> = (0x8..0x190).step_by(4).collect();
+        addrs.push(0x4fff);
+        let entries = t.entries_for(&addrs);
+        assert_eq!(entries.len(), addrs.len());
+        for (&a, &e) in addrs.iter().zip(&entries) {
+            assert_eq!(t.entry(e), t.get(a), "address {a:#x}");
+        }
+        assert_eq!(entries.iter().filter(|&&e| e != NO_ENTRY).count(), 46);
+        let at = addrs.iter().position(|&a| a == 0x20).unwrap_or(0);
+        assert_eq!(&*t.entry(entries[at]).unwrap_or(&[])[0].function, "f999");
+        assert_eq!(t.entry(NO_ENTRY), None);
     }
 }
