@@ -654,7 +654,7 @@ impl Session {
         addrs.dedup();
         addrs.shrink_to_fit();
         let mut symbols = SymbolTable::new();
-        symbols.reserve(addrs.len());
+        symbols.reserve(addrs.len(), addrs.len());
         let mut missing: Vec<u64> = Vec::new();
         for &a in &addrs {
             if self.addrs.binary_search(&a).is_ok() {
@@ -728,7 +728,7 @@ impl Session {
             without_no_symbol_marks(table, &names, w)
         } else {
             let mut symbols = SymbolTable::new();
-            symbols.reserve(addrs.len());
+            symbols.reserve(addrs.len(), addrs.len());
             for &a in &addrs {
                 if let Some(f) = self.symbols.get(a) {
                     symbols.insert(a, f.to_vec());

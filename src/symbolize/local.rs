@@ -526,7 +526,7 @@ impl Local {
         };
         drop(vmas);
         let inlines = nm.fini.is_some();
-        table.reserve(pcs.len());
+        table.reserve(pcs.len(), pcs.len());
         let lookup = |pc: u64| {
             let vma = vma_of(pc);
             (pc, vma, a2l.lookup(vma, inlines))
@@ -1173,7 +1173,7 @@ impl Symbolize for Local {
                             .unwrap_or_default();
                         *next += 1;
                         warnings.extend(call.warnings);
-                        table.reserve(pcs.len());
+                        table.reserve(pcs.len(), call.frames.len());
                         let mut frames = call.frames.into_iter();
                         for (&pc, &k) in pcs.iter().zip(&call.counts) {
                             if k != cache::NO_ENTRY {

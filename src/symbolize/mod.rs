@@ -116,11 +116,11 @@ impl SymbolTable {
         self.frames.get(lo as usize..hi as usize)
     }
 
-    /// Makes room for `n` more addresses.
-    pub fn reserve(&mut self, n: usize) {
+    /// Makes room for `n` more addresses, with `frames` frames between them.
+    pub fn reserve(&mut self, n: usize, frames: usize) {
         self.index.reserve(n);
         self.entries.reserve(n);
-        self.frames.reserve(n);
+        self.frames.reserve(frames);
     }
 
     /// Sets the frames at `addr` (replacing those it had).
