@@ -34,7 +34,7 @@ impl<'a> Lines<'a> {
         }
         let start = self.pos;
         let rest = &self.data[start..];
-        let (raw, terminated) = match memchr(b'\n', rest) {
+        let (raw, terminated) = match memchr::memchr(b'\n', rest) {
             Some(i) => {
                 self.pos = start + i + 1;
                 (&rest[..i], true)
@@ -83,10 +83,6 @@ impl<'a> Iterator for Lines<'a> {
     fn next(&mut self) -> Option<Line<'a>> {
         self.next_line()
     }
-}
-
-fn memchr(needle: u8, hay: &[u8]) -> Option<usize> {
-    hay.iter().position(|&b| b == needle)
 }
 
 /// The start of a line for an error message: at most `max` characters, lossily decoded.
