@@ -35,42 +35,35 @@ impl Words<'_> {
 
     fn get(&self, i: usize) -> Option<u64> {
         let b = self.data.get(i * self.word..(i + 1) * self.word)?;
-        Some(match (self.word, self.big_endian) {
-            (4, false) => u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
-            (4, true) => u64::from(u32::from_be_bytes([b[0], b[1], b[2], b[3]])),
-            (_, false) => u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]),
-            (_, true) => u64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]),
-        })
+        Some(self.decode(b))
+    }
+
+    /// The word in `b` (`self.word` bytes).
+    fn decode(&self, b: &[u8]) -> u64 {
+        let le = !self.big_endian;
+        match *b {
+            [b0, b1, b2, b3] if le => u64::from(u32::from_le_bytes([b0, b1, b2, b3])),
+            [b0, b1, b2, b3] => u64::from(u32::from_be_bytes([b0, b1, b2, b3])),
+            [b0, b1, b2, b3, b4, b5, b6, b7] if le => {
+                u64::from_le_bytes([b0, b1, b2, b3, b4, b5, b6, b7])
+            }
+            [b0, b1, b2, b3, b4, b5, b6, b7] => {
+                u64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7])
+            }
+            _ => 0,
+        }
     }
 
     /// Words `i..i + n` (those past the end read as 0): a record's stack, decoded in one go.
     fn run(&self, i: usize, n: usize) -> Vec<u64> {
         let from = (i * self.word).min(self.data.len());
         let to = ((i + n) * self.word).min(self.data.len());
-        let bytes = &self.data[from..to];
         let mut v: Vec<u64> = Vec::with_capacity(n);
-        match (self.word, self.big_endian) {
-            (4, false) => v.extend(
-                bytes
-                    .chunks_exact(4)
-                    .map(|b| u64::from(u32::from_le_bytes(b.try_into().unwrap_or_default()))),
-            ),
-            (4, true) => v.extend(
-                bytes
-                    .chunks_exact(4)
-                    .map(|b| u64::from(u32::from_be_bytes(b.try_into().unwrap_or_default()))),
-            ),
-            (_, false) => v.extend(
-                bytes
-                    .chunks_exact(8)
-                    .map(|b| u64::from_le_bytes(b.try_into().unwrap_or_default())),
-            ),
-            (_, true) => v.extend(
-                bytes
-                    .chunks_exact(8)
-                    .map(|b| u64::from_be_bytes(b.try_into().unwrap_or_default())),
-            ),
-        }
+        v.extend(
+            self.data[from..to]
+                .chunks_exact(self.word)
+                .map(|b| self.decode(b)),
+        );
         v.resize(n, 0);
         v
     }
