@@ -175,22 +175,21 @@ impl SymbolTable {
     }
 
     /// Per address of `addrs` (sorted and unique: the addresses the table was made for),
-    /// whether it has no name ([`is_unnamed`]): one pass over the entries in the order they
-    /// were made, each run of frames sharing a name looked at once. `None` unless the table
-    /// has as many entries as `addrs` has addresses, each unnamed one among them (a table
-    /// made for `addrs` holds no other address: then each has an entry).
+    /// whether it has no name ([`is_unnamed`]): the entries found in a row
+    /// ([`SymbolTable::entries_for`]), each run of addresses sharing a name looked at once.
+    /// `None` unless the table's entries are for exactly the addresses of `addrs`.
     pub fn unnamed_flags(&self, addrs: &[u64]) -> Option<Vec<bool>> {
         if self.entries.len() != addrs.len() {
             return None;
         }
-        let mut flags = vec![false; addrs.len()];
         let mut last = (std::ptr::null(), false);
-        for &(a, lo, hi) in &self.entries {
-            if self.entry_unnamed(lo, hi, &mut last) {
-                flags[addrs.binary_search(&a).ok()?] = true;
-            }
-        }
-        Some(flags)
+        self.entries_for(addrs)
+            .into_iter()
+            .map(|e| {
+                let &(_, lo, hi) = self.entries.get(e as usize)?;
+                Some(self.entry_unnamed(lo, hi, &mut last))
+            })
+            .collect()
     }
 
     /// [`is_unnamed`] of the frames `lo..hi`; `last`: the name looked at before and its
@@ -377,5 +376,30 @@ mod tests {
         let at = addrs.iter().position(|&a| a == 0x20).unwrap_or(0);
         assert_eq!(&*t.entry(entries[at]).unwrap_or(&[])[0].function, "f999");
         assert_eq!(t.entry(NO_ENTRY), None);
+    }
+
+    /// The unnamed flags of a table made for some addresses are what lookups find; a table
+    /// with as many entries, one of them for another address, gives none (the caller looks
+    /// each address up instead).
+    #[test]
+    fn unnamed_flags_only_for_the_table_s_own_addresses() {
+        let names: Vec<Arc<str>> = ["main", "??", "prog+0x40"].map(Arc::from).to_vec();
+        let mut t = SymbolTable::new();
+        let addrs: Vec<u64> = (0..30u64).map(|i| 0x10 * (i + 1)).collect();
+        for (i, &a) in addrs.iter().enumerate().rev() {
+            let n = &names[i / 4 % 3];
+            t.insert(a, vec![Frame::new(n.clone(), "f.c:1".to_string(), false)]);
+        }
+        let want: Vec<bool> = addrs
+            .iter()
+            .map(|&a| t.get(a).is_none_or(is_unnamed))
+            .collect();
+        assert!(want.contains(&true) && want.contains(&false));
+        assert_eq!(t.unnamed_flags(&addrs), Some(want));
+        // A named address moved off its entry: it has none, so it is unnamed.
+        let mut other = addrs.clone();
+        other[1] += 1;
+        assert_eq!(t.unnamed_flags(&other), None);
+        assert_eq!(t.unnamed_flags(&addrs[1..]), None);
     }
 }
