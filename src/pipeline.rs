@@ -217,7 +217,10 @@ pub fn run_with_input(
     session.cache_views = trend;
     let r = view.render(&session, out, err);
     if opts.exit_after {
+        // The symbol cache's entries are still written in full.
+        let writes = session.take_cache_writes();
         std::mem::forget(session);
+        drop(writes);
     }
     r
 }

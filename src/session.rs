@@ -17,7 +17,8 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::profile::{self, Kind, Profile};
 use crate::remote;
 use crate::report::raw;
-use crate::symbolize::{self, NoSymbols, SymbolTable, Symbolize, embedded::Embedded, local::Local};
+use crate::symbolize::local::{CacheWrites, Local};
+use crate::symbolize::{self, NoSymbols, SymbolTable, Symbolize, embedded::Embedded};
 
 /// Which heap value to report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
@@ -167,8 +168,8 @@ pub struct Session {
     pub profiles: Vec<Arc<Loaded>>,
     /// The index of the `--base` profile in [`Session::profiles`].
     pub base: Option<usize>,
-    /// Names for every address of every profile.
-    pub symbols: SymbolTable,
+    /// Names for every address of every profile (shared with the symbol cache's writer).
+    pub symbols: Arc<SymbolTable>,
     /// Every address of every profile, sorted, once.
     pub addrs: Vec<u64>,
     /// The symbolizer's options.
@@ -187,6 +188,9 @@ pub struct Session {
     renames: OnceLock<crate::graph::Renames>,
     /// Whether some frame is a `Callback::Run`, found when first asked for.
     run_frames: OnceLock<bool>,
+    /// The symbol cache entries being written for this session's names: dropping the
+    /// session waits for them (see [`Session::take_cache_writes`]).
+    cache_writes: CacheWrites,
 }
 
 /// True for `http://`, `https://` and `host:port[/path]` arguments.
@@ -470,7 +474,8 @@ impl Session {
         sym_opts.jeprof = jeprof;
         let mapped_program = program_from_map(main);
         let mut warnings = Vec::new();
-        let symbols: SymbolTable = if main.symbols.is_some() {
+        let mut cache_writes = CacheWrites::default();
+        let symbols: Arc<SymbolTable> = if main.symbols.is_some() {
             let mut names = std::collections::BTreeMap::new();
             for i in &profiles {
                 if let Some(s) = &i.profile.symbols {
@@ -483,12 +488,13 @@ impl Session {
                 keep_templates: opts.keep_templates,
             }
             .symbolize(&addrs, &mut warnings);
-            without_no_symbol_marks(table, &names, w)
+            Arc::new(without_no_symbol_marks(table, &names, w))
         } else {
             match program.as_ref().or(mapped_program.as_ref()) {
                 Some(p) => {
                     let mut local = Local::new(p, &main.mappings, &sym_opts);
-                    let table = local.symbolize(&addrs, &mut warnings);
+                    let (table, writes) = local.symbolize_shared(&addrs, &mut warnings);
+                    cache_writes = writes;
                     if opts.debug {
                         for note in local.read_notes.iter().chain(&local.cache_note) {
                             writeln!(err, "rpprof: {note}").map_err(io_err)?;
@@ -501,7 +507,7 @@ impl Session {
                         "Warning: {}: no program given and none named in its memory map; addresses print as hex",
                         profiles[0].path.display()
                     ));
-                    NoSymbols.symbolize(&addrs, &mut warnings)
+                    Arc::new(NoSymbols.symbolize(&addrs, &mut warnings))
                 }
             }
         };
@@ -524,6 +530,7 @@ impl Session {
             ids: OnceLock::new(),
             renames: OnceLock::new(),
             run_frames: OnceLock::new(),
+            cache_writes,
         })
     }
 
@@ -594,7 +601,7 @@ impl Session {
             program,
             profiles: Vec::new(),
             base: None,
-            symbols: SymbolTable::new(),
+            symbols: Arc::new(SymbolTable::new()),
             addrs: Vec::new(),
             sym_opts,
             cache_views: false,
@@ -602,6 +609,7 @@ impl Session {
             ids: OnceLock::new(),
             renames: OnceLock::new(),
             run_frames: OnceLock::new(),
+            cache_writes: CacheWrites::default(),
         };
         s.with_profiles(&[], profiles, err)
     }
@@ -675,7 +683,7 @@ impl Session {
             program_name: program_name(self.program.as_deref(), main),
             mapped_program: program_from_map(main),
             base,
-            symbols,
+            symbols: Arc::new(symbols),
             addrs,
             sym_opts: self.sym_opts.clone(),
             cache_views: self.cache_views,
@@ -683,6 +691,7 @@ impl Session {
             ids: OnceLock::new(),
             renames: OnceLock::new(),
             run_frames: OnceLock::new(),
+            cache_writes: CacheWrites::default(),
             profiles,
         })
     }
@@ -745,7 +754,7 @@ impl Session {
             program_name: program_name(self.program.as_deref(), main),
             mapped_program: program_from_map(main),
             base: base.map(|_| list.len() - 1),
-            symbols,
+            symbols: Arc::new(symbols),
             addrs,
             sym_opts,
             cache_views: self.cache_views,
@@ -753,6 +762,7 @@ impl Session {
             ids: OnceLock::new(),
             renames: OnceLock::new(),
             run_frames: OnceLock::new(),
+            cache_writes: CacheWrites::default(),
             profiles: list,
         })
     }
@@ -865,6 +875,7 @@ impl Session {
             ids: OnceLock::new(),
             renames: OnceLock::new(),
             run_frames: OnceLock::new(),
+            cache_writes: CacheWrites::default(),
         }
     }
 
@@ -882,6 +893,13 @@ impl Session {
             m.extend(self.addrs.iter().enumerate().map(|(i, &a)| (a, i as u32)));
             m
         })
+    }
+
+    /// The symbol cache entries still being written for this session's names, taken out
+    /// of it: a caller that lets the session go without dropping it (a process about to
+    /// end) drops them to wait.
+    pub fn take_cache_writes(&mut self) -> CacheWrites {
+        std::mem::take(&mut self.cache_writes)
     }
 
     /// pprof's renaming of routines that share a short name ([`crate::graph::renames`]).

@@ -301,14 +301,16 @@ impl Cache {
 
     /// Stores `entry` as the answer to `key`. A failure is a warning: the run goes on.
     pub fn put(&self, key: &Key, answers: &Answers<'_>) -> Result<(), String> {
-        let bytes = encode(key, answers);
+        let parts = encode_parts(key, answers);
         let name = key.file_name();
         let path = self.dir.join(&name);
         let tmp = self.dir.join(format!(".{name}.{}.tmp", std::process::id()));
         let write = || -> std::io::Result<()> {
             std::fs::create_dir_all(&self.dir)?;
             let mut f = std::fs::File::create(&tmp)?;
-            f.write_all(&bytes)?;
+            for part in &parts {
+                f.write_all(part)?;
+            }
             f.flush()?;
             drop(f);
             std::fs::rename(&tmp, &path)
@@ -469,7 +471,16 @@ impl<'a> Reader<'a> {
 
 /// An entry's bytes: magic, what it is for (for listing), the question, the strings, the
 /// answers.
+/// An entry's bytes (as [`Cache::put`] writes them, [`decode`] reads them).
+#[cfg(test)]
 fn encode(key: &Key, answers: &Answers<'_>) -> Vec<u8> {
+    encode_parts(key, answers).concat()
+}
+
+/// An entry's bytes in three parts, written one after the other: the question and the
+/// names, the answers, the CRC (the answers, tens of MB for a large profile, are not copied
+/// into one buffer with the rest).
+fn encode_parts(key: &Key, answers: &Answers<'_>) -> [Vec<u8>; 3] {
     // Names are shared (`Arc`): numbered once per shared string; places are written as
     // they are.
     let mut strings: Vec<&str> = Vec::new();
@@ -488,7 +499,14 @@ fn encode(key: &Key, answers: &Answers<'_>) -> Vec<u8> {
         }
         i
     }
-    let mut calls = Writer::default();
+    // The answers' size, to allocate once: per frame two numbers and a place.
+    let size: usize = answers
+        .calls
+        .iter()
+        .flat_map(|(_, frames)| frames.iter().flatten())
+        .map(|frames| 4 + frames.iter().map(|f| 16 + f.fileline.len()).sum::<usize>())
+        .sum();
+    let mut calls = Writer(Vec::with_capacity(size + 64));
     calls.u64(answers.calls.len() as u64);
     for (warnings, frames) in &answers.calls {
         calls.u64(warnings.len() as u64);
@@ -512,7 +530,10 @@ fn encode(key: &Key, answers: &Answers<'_>) -> Vec<u8> {
             }
         }
     }
-    let mut w = Writer(Vec::with_capacity(key.w.0.len() + calls.0.len() + 64));
+    let names: usize = strings.iter().map(|s| 8 + s.len()).sum();
+    let mut w = Writer(Vec::with_capacity(
+        key.w.0.len() + key.file.len() + names + 64,
+    ));
     w.0.extend_from_slice(MAGIC);
     w.str(&key.file);
     w.u64(key.addresses as u64);
@@ -523,12 +544,12 @@ fn encode(key: &Key, answers: &Answers<'_>) -> Vec<u8> {
     for s in &strings {
         w.str(s);
     }
-    w.0.extend_from_slice(&calls.0);
     // A CRC-32 of everything before it: a byte changed on disk (inside a name, where the
     // format alone would not notice) makes the entry refused rather than read.
-    let crc = crc32fast::hash(&w.0);
-    w.0.extend_from_slice(&crc.to_le_bytes());
-    w.0
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(&w.0);
+    crc.update(&calls.0);
+    [w.0, calls.0, crc.finalize().to_le_bytes().to_vec()]
 }
 
 /// The file and number of addresses an entry is for.

@@ -1114,10 +1114,78 @@ impl Local {
     }
 }
 
+/// A symbol cache entry to write once the table holds its frames.
+struct ToWrite {
+    key: cache::Key,
+    /// Per call (mapping) of the file: its warnings and addresses.
+    record: Vec<(Vec<String>, Vec<u64>)>,
+    /// The file has no symbols, the file has DWARF.
+    flags: (bool, bool),
+}
+
+/// The symbol cache entries of one [`Local::symbolize_shared`], written on a thread of their
+/// own while the caller goes on (encoding the large program's 155,000 addresses takes about
+/// 30 ms): dropping it waits for them.
+#[derive(Debug, Default)]
+pub struct CacheWrites(Option<std::thread::JoinHandle<usize>>);
+
+impl CacheWrites {
+    /// Waits for the entries; returns how many were written.
+    pub fn wait(mut self) -> usize {
+        self.join()
+    }
+
+    /// A writer that panicked (a bug; its message is printed) wrote what it wrote before.
+    fn join(&mut self) -> usize {
+        self.0.take().map_or(0, |h| h.join().unwrap_or(0))
+    }
+}
+
+impl Drop for CacheWrites {
+    fn drop(&mut self) {
+        self.join();
+    }
+}
+
+/// Writes `entries` into `cache` from the frames of `table`; returns how many were written.
+fn write_entries(cache: &cache::Cache, table: &SymbolTable, entries: &[ToWrite]) -> usize {
+    entries
+        .iter()
+        .filter(|e| {
+            let calls = e
+                .record
+                .iter()
+                .map(|(w, pcs)| (w.as_slice(), pcs.iter().map(|&pc| table.get(pc)).collect()))
+                .collect();
+            let answers = cache::Answers {
+                calls,
+                nm_empty: e.flags.0,
+                has_dwarf: e.flags.1,
+            };
+            cache.put(&e.key, &answers).is_ok()
+        })
+        .count()
+}
+
 impl Symbolize for Local {
+    /// [`Local::symbolize_shared`], its cache entries written before it returns.
+    fn symbolize(&mut self, addrs: &[u64], warnings: &mut Vec<String>) -> SymbolTable {
+        let (table, writes) = self.symbolize_shared(addrs, warnings);
+        writes.wait();
+        Arc::try_unwrap(table).unwrap_or_else(|t| (*t).clone())
+    }
+}
+
+impl Local {
     /// pprof's `ExtractSymbols`: libraries are taken highest start first, each taking the
     /// addresses left in its range, so libraries win over the program's catch-all range.
-    fn symbolize(&mut self, addrs: &[u64], warnings: &mut Vec<String>) -> SymbolTable {
+    /// The files answered from scratch are kept in the symbol cache by the [`CacheWrites`]
+    /// returned, which go on alongside the caller.
+    pub fn symbolize_shared(
+        &mut self,
+        addrs: &[u64],
+        warnings: &mut Vec<String>,
+    ) -> (Arc<SymbolTable>, CacheWrites) {
         let mut table = SymbolTable::new();
         self.read_notes.clear();
         // Files kept from an earlier call were read for its addresses.
@@ -1150,7 +1218,7 @@ impl Symbolize for Local {
             })
             .collect();
         self.want(&libs, &taken, &skip);
-        let mut written = 0;
+        let mut to_write = Vec::new();
         for (i, (lib, pcs)) in libs.iter().zip(taken).enumerate() {
             let image = Self::image_path(lib);
             if pcs.is_empty() {
@@ -1221,35 +1289,38 @@ impl Symbolize for Local {
                 && c.hit.is_none()
                 && c.complete
                 && c.record.len() == c.calls
-                && let Some(cache) = &self.opts.cache
-                && cache
-                    .put(
-                        &c.key,
-                        &cache::Answers {
-                            calls: c
-                                .record
-                                .iter()
-                                .map(|(w, pcs)| {
-                                    (w.as_slice(), pcs.iter().map(|&pc| table.get(pc)).collect())
-                                })
-                                .collect(),
-                            nm_empty: c.flags.0,
-                            has_dwarf: c.flags.1,
-                        },
-                    )
-                    .is_ok()
+                && self.opts.cache.is_some()
             {
-                written += 1;
+                to_write.push(ToWrite {
+                    key: c.key,
+                    record: c.record,
+                    flags: c.flags,
+                });
             }
         }
         self.opened.clear();
         if self.opts.cache.is_some() {
             self.cache_note = Some(format!(
-                "{hits} {} answered from the symbol cache, {written} written",
-                if hits == 1 { "file" } else { "files" }
+                "{hits} {} answered from the symbol cache, {} to write",
+                if hits == 1 { "file" } else { "files" },
+                to_write.len()
             ));
         }
-        table
+        let table = Arc::new(table);
+        let writes = match &self.opts.cache {
+            Some(cache) if !to_write.is_empty() => {
+                let (cache, shared) = (cache.clone(), Arc::clone(&table));
+                // Without a thread to be had, the answers are not kept (as when the folder
+                // cannot be written): the run goes on.
+                CacheWrites(
+                    std::thread::Builder::new()
+                        .spawn(move || write_entries(&cache, &shared, &to_write))
+                        .ok(),
+                )
+            }
+            _ => CacheWrites(None),
+        };
+        (table, writes)
     }
 }
 
