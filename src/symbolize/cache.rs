@@ -469,17 +469,16 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// An entry's bytes: magic, what it is for (for listing), the question, the strings, the
-/// answers.
 /// An entry's bytes (as [`Cache::put`] writes them, [`decode`] reads them).
 #[cfg(test)]
 fn encode(key: &Key, answers: &Answers<'_>) -> Vec<u8> {
     encode_parts(key, answers).concat()
 }
 
-/// An entry's bytes in three parts, written one after the other: the question and the
-/// names, the answers, the CRC (the answers, tens of MB for a large profile, are not copied
-/// into one buffer with the rest).
+/// An entry's bytes: magic, what it is for (for listing), the question, the strings, the
+/// answers, a CRC; in three parts written one after the other (everything up to the
+/// strings, the answers, the CRC), so that the answers, tens of MB for a large profile,
+/// are not copied into one buffer with the rest.
 fn encode_parts(key: &Key, answers: &Answers<'_>) -> [Vec<u8>; 3] {
     // Names are shared (`Arc`): numbered once per shared string; places are written as
     // they are.
