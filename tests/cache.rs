@@ -68,7 +68,7 @@ fn two_numbers(o: &Output, is: impl Fn(&str) -> bool) -> Option<(usize, usize)> 
     Some((n[0], n[1]))
 }
 
-/// `(answered from the cache, written)` from `--debug`'s line.
+/// `(answered from the cache, to write)` from `--debug`'s line.
 fn cache_counts(o: &Output) -> (usize, usize) {
     two_numbers(o, |l| l.contains("answered from the symbol cache"))
         .unwrap_or_else(|| panic!("no cache line in:\n{}", String::from_utf8_lossy(&o.stderr)))
@@ -305,7 +305,11 @@ fn a_run_reads_only_the_dwarf_units_its_addresses_need() {
         "{read} of {all} units read: the profile's addresses lie in some of them"
     );
     let warm = run(dir, &home, &args, &[]);
-    assert_eq!(cache_counts(&warm).1, 0, "the second run wrote nothing");
+    assert_eq!(
+        cache_counts(&warm).1,
+        0,
+        "the second run has nothing to write"
+    );
     assert_eq!(units(&warm), None, "answered from the cache: no DWARF read");
     assert_eq!(warm.stdout, cold.stdout);
     let _ = std::fs::remove_dir_all(&home);

@@ -22,7 +22,7 @@ use std::time::SystemTime;
 
 use rustc_hash::FxHashMap;
 
-use super::Frame;
+use super::{Frame, NO_ENTRY};
 
 /// The first bytes of an entry (the format's version is the last digit).
 const MAGIC: &[u8; 8] = b"RPSYMC02";
@@ -163,9 +163,6 @@ pub struct Call {
     /// The frames of all its addresses, back to back (one allocation, not one per address).
     pub frames: Vec<Frame>,
 }
-
-/// In [`Call::counts`]: the address has no entry in the table.
-pub const NO_ENTRY: u32 = u32::MAX;
 
 impl Call {
     /// A call from the frames of each address (`None`: no entry).
@@ -515,7 +512,7 @@ fn encode_parts(key: &Key, answers: &Answers<'_>) -> [Vec<u8>; 3] {
         calls.u64(frames.len() as u64);
         for f in frames {
             match f {
-                None => calls.u32(u32::MAX),
+                None => calls.u32(NO_ENTRY),
                 Some(frames) => {
                     calls.u32(frames.len() as u32);
                     for fr in frames.iter() {

@@ -1114,64 +1114,46 @@ impl Local {
     }
 }
 
-/// A symbol cache entry to write once the table holds its frames.
-struct ToWrite {
-    key: cache::Key,
-    /// Per call (mapping) of the file: its warnings and addresses.
-    record: Vec<(Vec<String>, Vec<u64>)>,
-    /// The file has no symbols, the file has DWARF.
-    flags: (bool, bool),
-}
-
 /// The symbol cache entries of one [`Local::symbolize_shared`], written on a thread of their
 /// own while the caller goes on (the large CPU profile's program entry, 16 MB, takes 35-65
 /// ms to encode and write): dropping it waits for them.
 #[derive(Debug, Default)]
-pub struct CacheWrites(Option<std::thread::JoinHandle<usize>>);
-
-impl CacheWrites {
-    /// Waits for the entries; returns how many were written.
-    pub fn wait(mut self) -> usize {
-        self.join()
-    }
-
-    /// A writer that panicked (a bug; its message is printed) wrote what it wrote before.
-    fn join(&mut self) -> usize {
-        self.0.take().map_or(0, |h| h.join().unwrap_or(0))
-    }
-}
+pub struct CacheWrites(Option<std::thread::JoinHandle<()>>);
 
 impl Drop for CacheWrites {
     fn drop(&mut self) {
-        self.join();
+        // A writer that panicked (a bug; its message is printed) wrote what it wrote before.
+        if let Some(h) = self.0.take() {
+            let _ = h.join();
+        }
     }
 }
 
-/// Writes `entries` into `cache` from the frames of `table`; returns how many were written.
-fn write_entries(cache: &cache::Cache, table: &SymbolTable, entries: &[ToWrite]) -> usize {
-    entries
-        .iter()
-        .filter(|e| {
-            let calls = e
-                .record
-                .iter()
-                .map(|(w, pcs)| (w.as_slice(), pcs.iter().map(|&pc| table.get(pc)).collect()))
-                .collect();
-            let answers = cache::Answers {
-                calls,
-                nm_empty: e.flags.0,
-                has_dwarf: e.flags.1,
-            };
-            cache.put(&e.key, &answers).is_ok()
-        })
-        .count()
+/// Writes the entries of the files answered from scratch (`entries`: their questions and
+/// the addresses of each call) into `cache`, from the frames of `table`. A failure to write
+/// one is no error: the run goes on without keeping it.
+fn write_entries(cache: &cache::Cache, table: &SymbolTable, entries: &[Cached]) {
+    for e in entries {
+        let calls = e
+            .record
+            .iter()
+            .map(|(w, pcs)| (w.as_slice(), pcs.iter().map(|&pc| table.get(pc)).collect()))
+            .collect();
+        let answers = cache::Answers {
+            calls,
+            nm_empty: e.flags.0,
+            has_dwarf: e.flags.1,
+        };
+        let _ = cache.put(&e.key, &answers);
+    }
 }
 
 impl Symbolize for Local {
     /// [`Local::symbolize_shared`], its cache entries written before it returns.
     fn symbolize(&mut self, addrs: &[u64], warnings: &mut Vec<String>) -> SymbolTable {
         let (table, writes) = self.symbolize_shared(addrs, warnings);
-        writes.wait();
+        // Waits for the writes: the table is then this call's alone.
+        drop(writes);
         Arc::try_unwrap(table).unwrap_or_else(|t| (*t).clone())
     }
 }
@@ -1244,7 +1226,7 @@ impl Local {
                         table.reserve(pcs.len(), call.frames.len());
                         let mut frames = call.frames.into_iter();
                         for (&pc, &k) in pcs.iter().zip(&call.counts) {
-                            if k != cache::NO_ENTRY {
+                            if k != super::NO_ENTRY {
                                 table.insert_frames(pc, frames.by_ref().take(k as usize));
                             }
                         }
@@ -1291,11 +1273,7 @@ impl Local {
                 && c.record.len() == c.calls
                 && self.opts.cache.is_some()
             {
-                to_write.push(ToWrite {
-                    key: c.key,
-                    record: c.record,
-                    flags: c.flags,
-                });
+                to_write.push(c);
             }
         }
         self.opened.clear();

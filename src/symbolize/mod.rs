@@ -56,7 +56,8 @@ impl Frame {
     }
 }
 
-/// In [`SymbolTable::entries_for`]: the address has no entry.
+/// The address has no entry: in [`SymbolTable::entries_for`] (for an entry's index) and in
+/// a symbol cache entry's [`cache::Call::counts`] (for its number of frames).
 pub const NO_ENTRY: u32 = u32::MAX;
 
 /// Address → frames, the real function first and inlined functions after it.
