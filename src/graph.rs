@@ -9,7 +9,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use regex::Regex;
 
@@ -485,24 +485,83 @@ fn filter_frames(stacks: Stacks, symbols: &SymbolTable, opts: &Options) -> Stack
     )
 }
 
-/// Go pprof's `show` and `hide`: keeps only the frames whose names match `show` and do not
-/// match `hide` (a frame is named by the function that holds its address; the functions
-/// inlined there go with it); stacks left empty are dropped.
-pub fn hide_show<'a>(
-    stacks: Cow<'a, Stacks>,
-    symbols: &SymbolTable,
-    opts: &Options,
-) -> Cow<'a, Stacks> {
-    if opts.show.is_none() && opts.hide.is_none() {
-        return stacks;
+/// Go pprof's `show` and `hide` of a report's stacks: each frame, inlined ones included, is
+/// kept or dropped on its own by its short name. The frames left at each address are in
+/// [`HideShow::symbols`], the table the report is then made from.
+#[derive(Debug)]
+pub struct HideShow {
+    /// The frames each address keeps (none for an address without symbols).
+    pub symbols: SymbolTable,
+    /// Addresses every frame of which is dropped (and addresses without symbols whose
+    /// address does not pass).
+    dropped: FxHashSet<u64>,
+}
+
+impl HideShow {
+    /// The frames of `stacks` that `opts.show` and `opts.hide` keep (matching each frame's
+    /// short name; an address without symbols by its hex form); `None` when neither is set.
+    pub fn of(stacks: &[&Stacks], symbols: &SymbolTable, opts: &Options) -> Option<HideShow> {
+        if opts.show.is_none() && opts.hide.is_none() {
+            return None;
+        }
+        let passes = |name: &str| {
+            opts.show.as_ref().is_none_or(|re| re.is_match(name))
+                && !opts.hide.as_ref().is_some_and(|re| re.is_match(name))
+        };
+        let mut by_name: FxHashMap<*const u8, bool> = FxHashMap::default();
+        let mut r = HideShow {
+            symbols: SymbolTable::new(),
+            dropped: FxHashSet::default(),
+        };
+        let mut seen: FxHashSet<u64> = FxHashSet::default();
+        for st in stacks {
+            for k in st.map.keys() {
+                for &a in k {
+                    if !seen.insert(a) {
+                        continue;
+                    }
+                    let Some(frames) = symbols.get(a) else {
+                        if !passes(&addr_key(a, opts.address_width)) {
+                            r.dropped.insert(a);
+                        }
+                        continue;
+                    };
+                    let kept: Vec<Frame> = frames
+                        .iter()
+                        .filter(|f| {
+                            *by_name
+                                .entry(Arc::as_ptr(&f.short) as *const u8)
+                                .or_insert_with(|| passes(&f.short))
+                        })
+                        .cloned()
+                        .collect();
+                    if kept.is_empty() {
+                        r.dropped.insert(a);
+                    } else {
+                        r.symbols.insert(a, kept);
+                    }
+                }
+            }
+        }
+        Some(r)
     }
-    Cow::Owned(keep_frames(
-        stacks,
-        symbols,
-        opts,
-        opts.show.as_ref(),
-        opts.hide.as_ref(),
-    ))
+
+    /// `stacks` without the addresses all of whose frames are dropped; stacks left empty
+    /// are dropped.
+    pub fn apply(&self, stacks: &Stacks) -> Stacks {
+        let mut r = Stacks::default();
+        for (k, v) in stacks.map.iter() {
+            let path: Vec<u64> = k
+                .iter()
+                .copied()
+                .filter(|a| !self.dropped.contains(a))
+                .collect();
+            if !path.is_empty() {
+                r.add(path, *v);
+            }
+        }
+        r
+    }
 }
 
 /// The frames of `stacks` whose names match `keep` (when given) and not `drop`.

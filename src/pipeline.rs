@@ -137,6 +137,7 @@ impl Options {
             retain: self.retain.clone(),
             exclude: self.exclude.clone(),
             routines: self.routines.clone(),
+            routines_by_short_name: false,
             pprof_quirks: self.pprof_quirks,
             full_names: self.full_names,
             tools: self.tools.clone(),

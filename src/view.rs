@@ -105,6 +105,9 @@ pub struct View {
     pub exclude: Option<String>,
     /// `--list=<re>` (or `--disasm=<re>`): the routines to show.
     pub routines: Option<String>,
+    /// `routines` also matches a routine's short name (the web UI's source and disasm
+    /// pages, whose links come from report names); pprof's `--list` matches full names.
+    pub routines_by_short_name: bool,
     /// `--pprof_quirks`: reproduce google-pprof's known mistakes.
     pub pprof_quirks: bool,
     /// `--full_names`: `--flame` draws full function names rather than short ones.
@@ -418,6 +421,7 @@ impl View {
                 Some(p) => Local::new(p, &main.mappings, &s.sym_opts).listed_routines(
                     &s.addrs,
                     &re,
+                    self.routines_by_short_name,
                     &|a| values.cum.contains_key(&a),
                     !disasm,
                     &mut warnings,
@@ -693,17 +697,29 @@ impl Ctx<'_> {
             |st, re, keep| Cow::Owned(graph::filter(st, symbols, re, keep, self.gopts)),
             |st| st.total(),
         )?;
-        let st = graph::hide_show(st, symbols, self.gopts);
-        let flame_base = start.flame_base;
+        let flame_base = start.flame_base.map(|b| self.filtered(Cow::Borrowed(b)));
+        // Go pprof's hide and show: the report is made from the frames they keep.
+        let hidden = {
+            let mut all: Vec<&Stacks> = vec![&st];
+            all.extend(flame_base.as_deref());
+            graph::HideShow::of(&all, symbols, self.gopts)
+        };
+        let (st, flame_base, symbols) = match &hidden {
+            Some(h) => (
+                Cow::Owned(h.apply(&st)),
+                flame_base.map(|b| Cow::Owned(h.apply(&b))),
+                &h.symbols,
+            ),
+            None => (st, flame_base, &**symbols),
+        };
         let w = self.gopts.address_width;
         match self.view.mode {
             Mode::Collapsed => {
                 collapsed::write(out, &st, symbols, w).map_err(io_err)?;
             }
             Mode::Flame => {
-                let base = flame_base.map(|b| self.filtered(Cow::Borrowed(b)));
                 let fo = self.flame_options(labels);
-                match flame::write(out, &st, base.as_deref(), symbols, w, &fo) {
+                match flame::write(out, &st, flame_base.as_deref(), symbols, w, &fo) {
                     Ok(()) => {}
                     Err(flame::FlameError::Empty) => {
                         return Err(Error::refused(
@@ -715,11 +731,7 @@ impl Ctx<'_> {
             }
             Mode::FlameData => {
                 let paths = graph::translate_stacks(&st, symbols, self.gopts);
-                let base = flame_base.map(|b| {
-                    let b = self.filtered(Cow::Borrowed(b));
-                    let b = graph::hide_show(b, symbols, self.gopts);
-                    graph::translate_stacks(&b, symbols, self.gopts)
-                });
+                let base = flame_base.map(|b| graph::translate_stacks(&b, symbols, self.gopts));
                 let so = stacks::StacksOptions {
                     measure: topts.measure,
                     total,
@@ -1245,9 +1257,13 @@ impl View {
             if let Some(re) = &ignore {
                 st = Cow::Owned(graph::filter(st, &s.symbols, re, false, &gopts));
             }
-            let st = graph::hide_show(st, &s.symbols, &gopts);
+            let hidden = graph::HideShow::of(&[&st], &s.symbols, &gopts);
+            let (st, symbols) = match &hidden {
+                Some(h) => (Cow::Owned(h.apply(&st)), &h.symbols),
+                None => (st, &*s.symbols),
+            };
             let mut path: Vec<u32> = Vec::new();
-            for (keys, v) in graph::translate_stacks(&st, &s.symbols, &gopts) {
+            for (keys, v) in graph::translate_stacks(&st, symbols, &gopts) {
                 path.clear();
                 for k in keys {
                     let next = names.len() as u32;

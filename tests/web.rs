@@ -356,6 +356,65 @@ fn every_page_answers() {
 /// The Trend page on the series of testdata/t-trend: every site of known shape in its class
 /// (the command line's `--trend`), the chart drawn, and each row a link to the flame graph
 /// of the last dump against the first, focused on the site.
+/// The links of the Top page's row named `name`: (focus, callers, source, peek).
+fn row_links(page: &str, name: &str) -> [String; 4] {
+    let at = page
+        .find(&format!(">{name}</a>"))
+        .unwrap_or_else(|| panic!("no row {name}: {page}"));
+    let start = page[..at].rfind("<td class=\"name\">").unwrap();
+    let end = at + page[at..].find("</td>").unwrap();
+    let hrefs: Vec<String> = page[start..end]
+        .split("href=\"")
+        .skip(1)
+        .map(|h| h[..h.find('"').unwrap()].replace("&amp;", "&"))
+        .collect();
+    hrefs.try_into().unwrap()
+}
+
+#[test]
+fn the_top_pages_links_open_their_function() {
+    let (s, _dir) = heap_server();
+    let page = get(&format!("{}/ui/top?view={H3}", s.url)).text();
+    let open = |link: &str| {
+        let a = get(&format!("{}{link}", s.url));
+        assert_eq!(a.status, 200, "{link}: {}", a.text());
+        a.text()
+    };
+    // A function inlined into another, functions of one short name told apart by their
+    // address, and a template's member function (its name printed without the template's
+    // arguments, and GCC's `[clone .isra.0]` copy of it in the symbol table).
+    for (name, routine) in [
+        ("std::vector::push_back (inline)", None),
+        (
+            "tdata::store::make_record@27f0",
+            Some("tdata::store::make_record"),
+        ),
+        (
+            "tdata::store::Slab::take",
+            Some("tdata::store::Slab::take [clone .isra.0]"),
+        ),
+    ] {
+        let [focus, callers, source, peek] = row_links(&page, name);
+        let text = open(&focus.replace("/ui/flamegraph", "/ui/text"));
+        assert!(
+            text.contains(&format!("% {name}\n")),
+            "{name}: {focus}: {text}"
+        );
+        assert!(open(&callers).contains("id=\"flame-data\""), "{callers}");
+        assert!(open(&peek).contains(name), "{name}: {peek}");
+        // The source page lists the routines the symbol table has under that name; a
+        // function only ever inlined has none (pprof's --list reads the symbol table).
+        let src = open(&source);
+        match routine {
+            Some(r) => assert!(
+                src.contains(&format!("ROUTINE ====================== {r} in")),
+                "{name}: {src}"
+            ),
+            None => assert!(src.contains("No function matching"), "{name}: {src}"),
+        }
+    }
+}
+
 #[test]
 fn the_trend_page_classes_and_links() {
     let dir = case("t-trend");
@@ -392,7 +451,7 @@ fn the_trend_page_classes_and_links() {
         let (site, class) = line.split_once('\t').unwrap();
         let link = format!(
             "/ui/flamegraph?view=ttrend.hprof.0012.heap&amp;base=ttrend.hprof.0001.heap&amp;f={}",
-            enc(&format!("^{site}$"))
+            enc(&format!(r"^{site}(?: \[clone [^\]]*\])*$"))
         );
         let row = format!("<tr class=\"{class}\"><td data-v=\"{class}\">{class}</td>");
         let at = page
@@ -450,6 +509,20 @@ fn flame_graph_data_follows_the_parameters() {
     let sn = names(&shown);
     assert!(sn.iter().any(|n| n.contains("tdata")), "{sn:?}");
     assert!(!sn.iter().any(|n| n == "main" || n == "_start"), "{sn:?}");
+    // Each frame is hidden or shown on its own, inlined ones included (Go pprof's rule):
+    // hiding a function inlined into another keeps the other, and hiding the other keeps
+    // what was inlined into it.
+    let n = names(&stacks(&s, &format!("view={H3}&h=push_back")));
+    assert!(!n.iter().any(|n| n.contains("push_back")), "{n:?}");
+    assert!(n.iter().any(|n| n.contains("Slab::take")), "{n:?}");
+    let n = names(&stacks(&s, &format!("view={H3}&h=Slab")));
+    assert!(!n.iter().any(|n| n.contains("Slab")), "{n:?}");
+    assert!(n.iter().any(|n| n.contains("push_back")), "{n:?}");
+    let n = names(&stacks(&s, &format!("view={H3}&s=push_back")));
+    assert!(
+        !n.is_empty() && n.iter().all(|n| n.contains("push_back")),
+        "{n:?}"
+    );
     // Lines: the nodes carry their file and line.
     let lines = stacks(&s, &format!("view={H3}&g=lines"));
     assert!(

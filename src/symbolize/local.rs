@@ -1461,11 +1461,13 @@ fn top_level_place(place: &str, jeprof: bool) -> Option<(String, i64)> {
 impl Local {
     /// pprof's `PrintListing` routine selection: in each file of the profile's map, the
     /// routines whose names (as pprof's nm table has them) match `re`, by short name, that
-    /// hold an address for which `wanted` is true; with the source place of each byte.
+    /// hold an address for which `wanted` is true; with the source place of each byte. With
+    /// `by_short_name`, a routine whose short name matches is chosen too.
     pub fn listed_routines(
         &mut self,
         addrs: &[u64],
         re: &Regex,
+        by_short_name: bool,
         wanted: &dyn Fn(u64) -> bool,
         places: bool,
         warnings: &mut Vec<String>,
@@ -1500,7 +1502,10 @@ impl Local {
             let mut chosen: Vec<&super::nm::Routine> = nm
                 .routines
                 .iter()
-                .filter(|r| r.end > r.start && re.is_match(r.full()))
+                .filter(|r| {
+                    r.end > r.start
+                        && (re.is_match(r.full()) || (by_short_name && re.is_match(r.short(keep))))
+                })
                 .filter(|r| {
                     let (a, b) = (abs_of(r.start), abs_of(r.end));
                     a >= lib.start && a <= lib.finish && (a..b).any(wanted)

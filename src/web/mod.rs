@@ -469,6 +469,7 @@ impl Ui {
         if routine_page {
             // On the source, disasm and peek pages `f` names the routines (as in Go pprof).
             v.routines = re("f");
+            v.routines_by_short_name = true;
         } else {
             v.focus = re("f").or(v.focus);
         }

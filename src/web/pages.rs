@@ -69,6 +69,29 @@ pub fn quote_meta(name: &str) -> String {
     o
 }
 
+/// A regular expression for the function a report's node name (at function granularity)
+/// stands for: its short name, without the ` (inline)` mark and without the `@<address>`
+/// that keeps functions of one short name apart (focus, ignore and hide match short names,
+/// so such a link takes in all of them), with or without GCC's ` [clone ...]` marks,
+/// anchored. The source and disasm pages match it against short names too.
+pub fn function_re(name: &str) -> String {
+    let n = name.strip_suffix(" (inline)").unwrap_or(name);
+    let n = match n.rsplit_once('@') {
+        Some((f, hex))
+            if !f.is_empty()
+                && !hex.is_empty()
+                && hex
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) =>
+        {
+            f
+        }
+        _ => n,
+    };
+    // GCC's copies of a function (`f [clone .isra.0]`) are the function too.
+    format!("^{}(?: \\[clone [^\\]]*\\])*$", quote_meta(n))
+}
+
 /// The URL of `page` with the query `q`.
 fn url(page: &str, q: &str) -> String {
     if q.is_empty() {
@@ -417,16 +440,18 @@ fn top(ui: &Ui, sel: &Selected, page: &str) -> Response {
             let _ = write!(b, "<td class=\"name\">{}</td></tr>", esc(r.name));
             continue;
         }
+        // Callers and peek match report names; focus and source the function's names.
         let re = quote_meta(r.name);
-        let link = |p: &str, k: &str| url(p, &sel.q.with(k, &re));
+        let func = function_re(r.name);
+        let link = |p: &str, re: &str| url(p, &sel.q.with("f", re));
         let _ = write!(
             b,
             "<td class=\"name\"><a href=\"{}\" title=\"focus the flame graph on it\">{}</a> <span class=\"acts\"><a href=\"{}\">callers</a> <a href=\"{}\">source</a> <a href=\"{}\">peek</a></span></td></tr>",
-            esc(&link("flamegraph", "f")),
+            esc(&link("flamegraph", &func)),
             esc(r.name),
             esc(&url("flamegraph", &sel.q.with("p", &format!("^{re}$")))),
-            esc(&link("source", "f")),
-            esc(&link("peek", "f")),
+            esc(&link("source", &func)),
+            esc(&link("peek", &re)),
         );
     }
     b.push_str("</tbody></table>");
@@ -685,7 +710,7 @@ fn trend(ui: &Ui, sel: &Selected, page: &str) -> Response {
         // A focus expression matches a function's name, not a node named by its line,
         // file or address: those rows link to the unfocused diff.
         let by_function = t.granularity == Granularity::Functions && !t.stacks;
-        let re = (!is_total && by_function).then(|| format!("^{}$", quote_meta(&row.name)));
+        let re = (!is_total && by_function).then(|| function_re(&row.name));
         let cell = match diff(if is_total { None } else { re.as_deref() }) {
             Some(link) => format!(
                 "<a href=\"{}\" title=\"the last dump against the first\">{}</a>",

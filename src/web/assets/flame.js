@@ -31,6 +31,14 @@
     return s.replace(/[\\.+*?()|[\]{}^$]/g, '\\$&');
   }
 
+  // The function a frame's name stands for, as focus, ignore, hide and the source page
+  // match it: its short name without " (inline)" and without the "@address" that keeps
+  // functions of one short name apart, with or without GCC's " [clone ...]", anchored.
+  function functionRe(name) {
+    const n = name.replace(/ \(inline\)$/, '').replace(/(.)@[0-9a-f]+$/, '$1');
+    return '^' + quoteMeta(n) + '(?: \\[clone [^\\]]*\\])*$';
+  }
+
   const params = new URLSearchParams(window.location.search);
   const pivotText = params.get('p');
   const pivot = compile(pivotText);
@@ -237,17 +245,18 @@
     }
     const name = label(n);
     const re = quoteMeta(name);
+    const func = functionRe(name);
     actions.textContent = '';
     const b = document.createElement('b');
     b.textContent = name;
     actions.append(b, ' ' + fmt(n.v) + ' (' + pct(n.v, root.v) + ')  ');
     const items = [
       ['callers', 'Callers', link('flamegraph', { p: '^' + re + '$' })],
-      ['focus', 'Focus', link('flamegraph', { f: re, p: null })],
-      ['ignore', 'Ignore', link('flamegraph', { i: addTo('i', re) })],
-      ['hide', 'Hide', link('flamegraph', { h: addTo('h', re) })],
-      ['top', 'Top', link('top', { f: re, p: null })],
-      ['source', 'Source', link('source', { f: re, p: null })],
+      ['focus', 'Focus', link('flamegraph', { f: func, p: null })],
+      ['ignore', 'Ignore', link('flamegraph', { i: addTo('i', func) })],
+      ['hide', 'Hide', link('flamegraph', { h: addTo('h', func) })],
+      ['top', 'Top', link('top', { f: func, p: null })],
+      ['source', 'Source', link('source', { f: func, p: null })],
       ['peek', 'Peek', link('peek', { f: re, p: null })],
     ];
     for (const [id, text, href] of items) {
