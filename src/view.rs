@@ -417,12 +417,14 @@ impl View {
             };
             // The warnings about the files were printed when they were symbolized.
             let mut warnings = Vec::new();
+            let mut with_value: Vec<u64> = values.cum.keys().copied().collect();
+            with_value.sort_unstable();
             let routines = match s.program_file() {
                 Some(p) => Local::new(p, &main.mappings, &s.sym_opts).listed_routines(
                     &s.addrs,
                     &re,
                     self.routines_by_short_name,
-                    &|a| values.cum.contains_key(&a),
+                    &with_value,
                     !disasm,
                     &mut warnings,
                 ),

@@ -733,6 +733,7 @@ fn symbols_mode_on_bad_input() {
 /// Runs rpprof in `dir`, killing it after `secs` seconds: for inputs that used to make it
 /// wait forever.
 fn run_with_timeout(dir: &Path, args: &[&str], secs: u64) -> Output {
+    use std::io::Read;
     let mut child = Command::new(env!("CARGO_BIN_EXE_rpprof"))
         .args(args)
         .current_dir(dir)
@@ -741,16 +742,34 @@ fn run_with_timeout(dir: &Path, args: &[&str], secs: u64) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    // Read while it runs: a report larger than a pipe's buffer would otherwise wait for
+    // room forever.
+    let drain = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            let _ = r.read_to_end(&mut v);
+            v
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().unwrap()));
+    let stderr = drain(Box::new(child.stderr.take().unwrap()));
     let start = std::time::Instant::now();
-    while child.try_wait().unwrap().is_none() {
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
         if start.elapsed().as_secs() >= secs {
             let _ = child.kill();
             let _ = child.wait();
             panic!("rpprof {args:?} still running after {secs} s");
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: stdout.join().unwrap(),
+        stderr: stderr.join().unwrap(),
     }
-    child.wait_with_output().unwrap()
 }
 
 #[test]
@@ -1045,4 +1064,35 @@ fn fuzz_regression_elf_section_outside_the_mapping() {
         &run(&d, &["--text", "--lines", &prog, &profile]),
         "fuzzed ELF, --lines",
     );
+}
+
+#[test]
+fn a_symbol_moved_far_away_does_not_make_listing_walk_the_gap() {
+    // Found by an audit: one damaged symbol value (0x69 in its fifth byte) made the routine
+    // below it span about 450 GB, and --list and --disasm looked at each of its bytes.
+    use object::{Object, ObjectSection, ObjectSymbol};
+    let d = scratch("far_symbol");
+    let heap = common::root().join("testdata/t-heap");
+    let mut theap = std::fs::read(heap.join("theap")).unwrap();
+    let (value_at, symtab) = {
+        let f = object::File::parse(&theap[..]).unwrap();
+        let symtab = f
+            .section_by_name(".symtab")
+            .unwrap()
+            .file_range()
+            .unwrap()
+            .0 as usize;
+        let sym = f.symbols().find(|s| s.name() == Ok("main")).unwrap();
+        // Elf64_Sym: name (4), info, other, shndx (2), then the value.
+        (symtab + sym.index().0 * 24 + 8, symtab)
+    };
+    assert!(value_at > symtab);
+    theap[value_at + 4] = 0x69;
+    let prog = write(&d, "theap", &theap);
+    let profile = heap.join("theap.heapv2").display().to_string();
+    for mode in ["--list=.", "--disasm=."] {
+        let out = run_with_timeout(&d, &[mode, &prog, &profile], 120);
+        assert_eq!(check(&out, mode), 0, "{mode}");
+        assert!(!out.stdout.is_empty(), "{mode}");
+    }
 }

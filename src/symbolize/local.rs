@@ -1461,14 +1461,14 @@ fn top_level_place(place: &str, jeprof: bool) -> Option<(String, i64)> {
 impl Local {
     /// pprof's `PrintListing` routine selection: in each file of the profile's map, the
     /// routines whose names (as pprof's nm table has them) match `re`, by short name, that
-    /// hold an address for which `wanted` is true; with the source place of each byte. With
+    /// hold one of the addresses `wanted` (sorted); with the source place of each byte. With
     /// `by_short_name`, a routine whose short name matches is chosen too.
     pub fn listed_routines(
         &mut self,
         addrs: &[u64],
         re: &Regex,
         by_short_name: bool,
-        wanted: &dyn Fn(u64) -> bool,
+        wanted: &[u64],
         places: bool,
         warnings: &mut Vec<String>,
     ) -> Vec<ListedRoutine> {
@@ -1508,7 +1508,10 @@ impl Local {
                 })
                 .filter(|r| {
                     let (a, b) = (abs_of(r.start), abs_of(r.end));
-                    a >= lib.start && a <= lib.finish && (a..b).any(wanted)
+                    // Looked up, not walked: a damaged symbol can span most of the
+                    // address space.
+                    let first = wanted.partition_point(|&w| w < a);
+                    a >= lib.start && a <= lib.finish && wanted.get(first).is_some_and(|&w| w < b)
                 })
                 .collect();
             // pprof sorts by short name, leaving ties in hash order; rpprof by full name then.
