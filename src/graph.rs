@@ -520,7 +520,7 @@ impl HideShow {
                     if !seen.insert(a) {
                         continue;
                     }
-                    let Some(frames) = symbols.get(a) else {
+                    let Some(frames) = symbols.get(a).filter(|f| !f.is_empty()) else {
                         if !passes(&addr_key(a, opts.address_width)) {
                             r.dropped.insert(a);
                         }
