@@ -1460,9 +1460,10 @@ fn top_level_place(place: &str, jeprof: bool) -> Option<(String, i64)> {
 
 impl Local {
     /// pprof's `PrintListing` routine selection: in each file of the profile's map, the
-    /// routines whose names (as pprof's nm table has them) match `re`, by short name, that
-    /// hold one of the addresses `wanted` (sorted); with the source place of each byte. With
-    /// `by_short_name`, a routine whose short name matches is chosen too.
+    /// routines whose names (as pprof's nm table has them) match `re` and that hold one of
+    /// the addresses `wanted` (sorted), in the order of their short names; with the source
+    /// place of each byte. With `by_short_name`, a routine whose short name matches is
+    /// chosen too.
     pub fn listed_routines(
         &mut self,
         addrs: &[u64],

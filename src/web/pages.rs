@@ -58,7 +58,7 @@ pub fn esc(s: &str) -> String {
 }
 
 /// `name` as a regular expression matching it literally (pprof's `QuoteMeta`).
-pub fn quote_meta(name: &str) -> String {
+fn quote_meta(name: &str) -> String {
     let mut o = String::with_capacity(name.len());
     for c in name.chars() {
         if "\\.+*?()|[]{}^$".contains(c) {
@@ -74,7 +74,7 @@ pub fn quote_meta(name: &str) -> String {
 /// that keeps functions of one short name apart (focus, ignore and hide match short names,
 /// so such a link takes in all of them), with or without GCC's ` [clone ...]` marks,
 /// anchored. The source and disasm pages match it against short names too.
-pub fn function_re(name: &str) -> String {
+fn function_re(name: &str) -> String {
     let n = name.strip_suffix(" (inline)").unwrap_or(name);
     let n = match n.rsplit_once('@') {
         Some((f, hex))
@@ -743,6 +743,27 @@ fn trend(ui: &Ui, sel: &Selected, page: &str) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The function a node name stands for: its ` (inline)` mark and its `@address` tag
+    /// left out (not an `@` that is part of a name), GCC's clones taken in.
+    #[test]
+    fn function_regular_expressions() {
+        let matches = |name: &str, what: &str| {
+            regex::Regex::new(&function_re(name)).is_ok_and(|re| re.is_match(what))
+        };
+        assert_eq!(
+            function_re("std::vector::push_back (inline)"),
+            r"^std::vector::push_back(?: \[clone [^\]]*\])*$"
+        );
+        assert!(matches("make_record@27f0", "make_record"));
+        assert!(!matches("make_record@27f0", "make_record@27f0"));
+        assert!(matches("memcpy@GLIBC_2.14", "memcpy@GLIBC_2.14"));
+        assert!(matches("@ff", "@ff"));
+        assert!(matches("Slab::take", "Slab::take [clone .isra.0]"));
+        assert!(matches("a.b(c)", "a.b(c)"));
+        assert!(!matches("a.b", "axb"));
+        assert!(!matches("grow", "tdata::index::grow"));
+    }
 
     #[test]
     fn text_rows() {
