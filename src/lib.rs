@@ -44,6 +44,7 @@ pub mod cli;
 pub mod error;
 pub mod graph;
 pub mod memory;
+pub mod perlre;
 pub mod pipeline;
 pub mod profile;
 pub mod remote;

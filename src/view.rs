@@ -230,16 +230,18 @@ fn cached<K: PartialEq + Clone, V>(
 pub fn compile(re: &Option<String>, what: &str) -> Result<Option<Regex>> {
     match re {
         None => Ok(None),
-        Some(s) => Regex::new(s).map(Some).map_err(|e| {
-            // regex's message spans lines (the pattern, a caret, "error: ..."): one line.
-            let msg = e.to_string();
-            let why = msg
-                .lines()
-                .rev()
-                .find_map(|l| l.strip_prefix("error: "))
-                .unwrap_or_else(|| msg.lines().next().unwrap_or_default());
-            Error::usage(format!("--{what}: bad regular expression {s:?}: {why}"))
-        }),
+        Some(s) => Regex::new(&crate::perlre::to_rust(s))
+            .map(Some)
+            .map_err(|e| {
+                // regex's message spans lines (the pattern, a caret, "error: ..."): one line.
+                let msg = e.to_string();
+                let why = msg
+                    .lines()
+                    .rev()
+                    .find_map(|l| l.strip_prefix("error: "))
+                    .unwrap_or_else(|| msg.lines().next().unwrap_or_default());
+                Error::usage(format!("--{what}: bad regular expression {s:?}: {why}"))
+            }),
     }
 }
 

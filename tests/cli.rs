@@ -252,3 +252,45 @@ fn not_implemented_options_exit_2() {
     assert!(out.is_empty());
     assert!(err.contains("not implemented yet"), "{err}");
 }
+
+/// pprof's regular expressions are Perl's: a `{` that starts no quantifier is a brace, as in
+/// the names of Rust closures (`{closure#0}`) and C++ lambdas (`{lambda()#1}`).
+#[test]
+fn a_brace_in_a_regular_expression_is_perls_literal_brace() {
+    let d = common::root().join("testdata").join("t-rust");
+    let text = |opt: &str| {
+        let (code, out, err) = run(
+            &d,
+            &[
+                "--text",
+                opt,
+                "--lib_prefix=.",
+                "./trust",
+                "trust.hprof.0003.heap",
+            ],
+        );
+        assert_eq!(code, 0, "{opt}: {err}");
+        out
+    };
+    for (braces, plain) in [
+        ("--focus={closure#0}", "--focus=closure#0"),
+        ("--focus=^{closure#\\d}", "--focus=^.closure#\\d"),
+        ("--ignore={closure#0}", "--ignore=closure#0"),
+        ("--focus={closure#0{,1}}", "--focus=closure#0"),
+    ] {
+        let (with, without) = (text(braces), text(plain));
+        assert!(with.lines().count() > 1, "{braces}: {with}");
+        assert_eq!(with, without, "{braces} against {plain}");
+    }
+    let (code, _, err) = run(
+        &d,
+        &[
+            "--text",
+            "--focus=(?<=a)b",
+            "./trust",
+            "trust.hprof.0003.heap",
+        ],
+    );
+    assert_eq!(code, 1);
+    assert!(err.contains("look-around"), "{err}");
+}

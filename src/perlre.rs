@@ -1,0 +1,169 @@
+//! Perl's regular expression syntax where it differs from the `regex` crate's and Perl's
+//! meaning is plain: pprof's `--focus`, `--ignore`, `--list`... are Perl regular
+//! expressions, and C++ names hold braces (`{lambda(int)#1}`).
+
+use std::borrow::Cow;
+
+/// `pattern` rewritten for the `regex` crate: a `{` that does not start a quantifier is a
+/// literal brace (Perl takes `{lambda`, `a{,}` and `f{x}` literally; `regex` refuses them),
+/// a quantifier may hold blanks and leave out its lower bound (`{ 2 , }`, `{,3}`), and `\Z`
+/// is the end or a final newline. What has no equivalent (look-around, back-references)
+/// is left for `regex` to refuse by name.
+pub fn to_rust(pattern: &str) -> Cow<'_, str> {
+    if !pattern.contains(['{', '\\']) {
+        return Cow::Borrowed(pattern);
+    }
+    let b = pattern.as_bytes();
+    let mut out = String::with_capacity(pattern.len() + 8);
+    // The start of the text not yet copied to `out`.
+    let mut copied = 0;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => {
+                let Some(&c) = b.get(i + 1) else {
+                    break;
+                };
+                if c == b'Z' {
+                    out.push_str(&pattern[copied..i]);
+                    out.push_str(r"(?:\n?\z)");
+                    i += 2;
+                    copied = i;
+                    continue;
+                }
+                i += 2;
+                // `\x{263a}`, `\p{L}`, `\N{U+263A}`...: the braces belong to the escape.
+                if b"xpPNogkb".contains(&c) && b.get(i) == Some(&b'{') {
+                    i = b[i..]
+                        .iter()
+                        .position(|&c| c == b'}')
+                        .map_or(b.len(), |p| i + p + 1);
+                }
+            }
+            b'[' => i = class_end(b, i),
+            b'{' => match quantifier(&b[i..]) {
+                Some((len, q)) => {
+                    out.push_str(&pattern[copied..i]);
+                    out.push_str(&q);
+                    i += len;
+                    copied = i;
+                }
+                None => {
+                    out.push_str(&pattern[copied..i]);
+                    out.push_str(r"\{");
+                    i += 1;
+                    copied = i;
+                }
+            },
+            _ => i += 1,
+        }
+    }
+    if copied == 0 {
+        return Cow::Borrowed(pattern);
+    }
+    out.push_str(&pattern[copied.min(pattern.len())..]);
+    Cow::Owned(out)
+}
+
+/// Where the character class opening at `b[at]` (a `[`) ends: the index after its `]`
+/// (`b.len()` when it does not end, for `regex` to report).
+fn class_end(b: &[u8], at: usize) -> usize {
+    let mut i = at + 1;
+    if b.get(i) == Some(&b'^') {
+        i += 1;
+    }
+    // A `]` first in the class is a member.
+    if b.get(i) == Some(&b']') {
+        i += 1;
+    }
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'[' if b.get(i + 1) == Some(&b':') => {
+                // `[:alpha:]`
+                i = b[i + 2..]
+                    .windows(2)
+                    .position(|w| w == b":]")
+                    .map_or(i + 1, |p| i + 2 + p + 2);
+            }
+            b']' => return i + 1,
+            _ => i += 1,
+        }
+    }
+    b.len()
+}
+
+/// A Perl quantifier at the start of `b` (`{n}`, `{n,}`, `{n,m}`, `{,m}`, blanks allowed
+/// inside): its length and its `regex` form.
+fn quantifier(b: &[u8]) -> Option<(usize, String)> {
+    let end = b.iter().position(|&c| c == b'}')?;
+    let inner = std::str::from_utf8(&b[1..end]).ok()?;
+    let number = |s: &str| -> Option<Option<u32>> {
+        let s = s.trim_matches([' ', '\t']);
+        if s.is_empty() {
+            Some(None)
+        } else if s.bytes().all(|c| c.is_ascii_digit()) {
+            s.parse().ok().map(Some)
+        } else {
+            None
+        }
+    };
+    let q = match inner.split_once(',') {
+        None => format!("{{{}}}", number(inner)??),
+        Some((lo, hi)) => match (number(lo)?, number(hi)?) {
+            (None, None) => return None,
+            (lo, None) => format!("{{{},}}", lo.unwrap_or(0)),
+            (lo, Some(hi)) => format!("{{{},{hi}}}", lo.unwrap_or(0)),
+        },
+    };
+    Some((end + 1, q))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::to_rust;
+
+    #[test]
+    fn braces_that_start_no_quantifier_are_literal() {
+        for (perl, rust) in [
+            ("main", "main"),
+            ("{lambda", r"\{lambda"),
+            ("::{lambda\\(int\\)#1}", r"::\{lambda\(int\)#1}"),
+            ("a{,}", r"a\{,}"),
+            ("a{}", r"a\{}"),
+            ("f{x}", r"f\{x}"),
+            ("a{2}", "a{2}"),
+            ("a{2,}", "a{2,}"),
+            ("a{2,3}", "a{2,3}"),
+            ("a{ 2 , 3 }", "a{2,3}"),
+            ("a{,3}", "a{0,3}"),
+            ("a{", r"a\{"),
+            ("[{]", "[{]"),
+            ("[]{]x{", r"[]{]x\{"),
+            ("[[:alpha:]{]{", r"[[:alpha:]{]\{"),
+            (r"\{a", r"\{a"),
+            (r"\x{41}{", r"\x{41}\{"),
+            (r"\p{L}+", r"\p{L}+"),
+            (r"foo\Z", r"foo(?:\n?\z)"),
+            ("x\\", "x\\"),
+        ] {
+            assert_eq!(to_rust(perl), rust, "{perl}");
+        }
+    }
+
+    #[test]
+    fn what_perl_matches_the_translation_matches() {
+        for (perl, text, matches) in [
+            ("{lambda", "main::{lambda()#1}::operator()", true),
+            ("^a{,2}$", "aa", true),
+            ("^a{,2}$", "aaa", false),
+            ("^a{,}$", "a{,}", true),
+            ("^a{ 2 }$", "aa", true),
+            (r"main\Z", "main\n", true),
+            (r"main\Z", "mainx", false),
+        ] {
+            let re = regex::Regex::new(&to_rust(perl)).unwrap();
+            assert_eq!(re.is_match(text), matches, "{perl} on {text:?}");
+        }
+    }
+}
