@@ -960,12 +960,92 @@ fn contention_attributes_that_are_not_numbers_are_refused() {
         ("cycles/second", "0"),
         ("sampling period", "nan"),
         ("sampling period", "-inf"),
+        ("sampling period", "0"),
+        ("sampling period", "-2"),
     ] {
         let text = format!("--- contention\n{var}={value}\n10 1 @ 0x1\n");
         let err = rpprof::profile::parse(text.as_bytes(), Path::new("c.prof")).unwrap_err();
         assert!(
             err.to_string().contains("bad value"),
             "{var}={value}: {err}"
+        );
+    }
+}
+
+/// testdata's contention profile (written by the program's own contention recorder) cut in
+/// the middle of a record, or with a count damaged: the cut record is left out with a
+/// warning (its last address may be cut short), the damaged one is an error naming its line
+/// (it was taken for a memory-map line, and its delay dropped from the total).
+#[test]
+fn contention_records_cut_or_damaged() {
+    let file = common::root().join("testdata/t-contention/tcont.contention");
+    let data = std::fs::read(&file).unwrap();
+    let records = |d: &[u8]| {
+        d.split(|&b| b == b'\n')
+            .filter(|l| l.windows(2).any(|w| w == b" @"))
+            .count()
+    };
+    let whole = rpprof::profile::parse(&data, &file).unwrap();
+    assert_eq!(whole.samples.len(), records(&data));
+    // Inside the fourth record, after its first address's first digits.
+    let fourth = data
+        .split(|&b| b == b'\n')
+        .take(5)
+        .map(|l| l.len() + 1)
+        .sum::<usize>();
+    let at = fourth
+        + data[fourth..]
+            .windows(4)
+            .position(|w| w == b"@ 0x")
+            .unwrap()
+        + 6;
+    let cut = rpprof::profile::parse(&data[..at], &file).unwrap();
+    assert_eq!(cut.samples.len(), 3);
+    assert!(
+        cut.notes
+            .iter()
+            .any(|n| n.contains(":6: the profile is cut short at byte")
+                && n.contains("the 3 complete records before that line are read")),
+        "{:?}",
+        cut.notes
+    );
+    let text = String::from_utf8(data.clone()).unwrap();
+    let line = text.lines().position(|l| l.contains(" @ ")).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let (cycles, rest) = lines[line].split_once(' ').unwrap();
+    let (_, stack) = rest.split_once(' ').unwrap();
+    lines[line] = format!("{cycles} 7x {stack}");
+    let err = rpprof::profile::parse(lines.join("\n").as_bytes(), &file).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains(&format!(":{}: bad contention record", line + 1)),
+        "{err}"
+    );
+}
+
+/// A thread profile cut in a thread's lines: the threads before it are read, the cut one is
+/// left out (it was counted as "same as the previous thread", or kept with a cut address).
+#[test]
+fn a_thread_profile_cut_short_keeps_the_whole_threads() {
+    let text = "--- threadz 1 ---\n\n--- Thread 1 (name: main/1) stack: ---\n  PC:  0x00bc8f1c: helper(arg *)\n  0x0040be31: main\n--- Thread 2 (name: t1/2) stack: ---\n  PC:  0x7f794a32bf7d: nanosleep\n  0x7f794a32414e: start_thread\n      creator: 0xa45b96 0xa460b4\n--- Thread 3 (name: t2/3) stack: ---\n  PC:  0x00bc8f1c: Wait(int)\n";
+    let whole = rpprof::profile::parse(text.as_bytes(), Path::new("t.prof")).unwrap();
+    assert_eq!(whole.samples.len(), 3);
+    for (cut_in, threads) in [
+        ("t2/3", 2),
+        ("0x7f794a32414e", 1),
+        ("0xa460b4", 1),
+        ("name: main", 0),
+    ] {
+        let at = text.find(cut_in).unwrap() + 3;
+        let p = rpprof::profile::parse(&text.as_bytes()[..at], Path::new("t.prof")).unwrap();
+        assert_eq!(p.samples.len(), threads, "cut in {cut_in}");
+        assert!(
+            p.notes.iter().any(|n| n.contains("cut short")
+                && n.contains(&format!(
+                    "the {threads} threads before the cut one are read"
+                ))),
+            "cut in {cut_in}: {:?}",
+            p.notes
         );
     }
 }

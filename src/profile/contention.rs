@@ -48,6 +48,11 @@ pub fn parse(
     while let Some(l) = lines.next_line() {
         let t = l.text;
         if let Some((left, stack)) = split_at_sign(t) {
+            if !l.terminated {
+                // The file ends in the middle of this record: its last address may be cut.
+                super::heap::cut_short(&mut p, path, &l);
+                break;
+            }
             let nums: Vec<&[u8]> = lines::fields(left).collect();
             let parsed: Option<Vec<i64>> = nums.iter().map(|f| lines::parse_i64(f)).collect();
             match parsed.as_deref() {
@@ -103,14 +108,17 @@ pub fn parse(
                 }
                 "sampling period" => {
                     period = num()?;
-                    if !period.is_finite() {
+                    // Counts are multiplied by it: 0 or less would zero or negate them all.
+                    if !(period > 0.0 && period.is_finite()) {
                         return Err(Error::format(
                             path,
                             Location::Line(l.number),
-                            format!("bad value {value:?} for \"sampling period\""),
+                            format!(
+                                "bad value {value:?} for \"sampling period\" (it must be positive)"
+                            ),
                         ));
                     }
-                    p.period = period.max(0.0) as u64;
+                    p.period = period as u64;
                 }
                 "ms since reset" | "discarded samples" => {}
                 _ => p.notes.push(format!(
@@ -133,16 +141,15 @@ pub fn parse(
     Ok(p)
 }
 
-/// Splits a record `<numbers> @ <stack>` at its ` @`; `None` when the line has none.
+/// Splits a record `<numbers> @ <stack>` at its ` @`; `None` when the line is no record: it
+/// has no ` @`, or its first field is not a decimal number (a memory-map line whose path holds
+/// ` @`). A record whose other numbers do not parse is an error for the caller.
 fn split_at_sign(t: &[u8]) -> Option<(&[u8], &[u8])> {
     let i = t.windows(2).position(|w| w == b" @")?;
     let left = &t[..i];
-    if left.trim_ascii().is_empty()
-        || !left
-            .trim_ascii()
-            .iter()
-            .all(|b| b.is_ascii_digit() || *b == b'-' || b.is_ascii_whitespace())
-    {
+    let first = lines::fields(left).next()?;
+    let digits = first.strip_prefix(b"-").unwrap_or(first);
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
         return None;
     }
     Some((left, &t[i + 2..]))

@@ -413,7 +413,7 @@ pub fn parse_text(lines: &mut Lines<'_>, header: &Header<'_>, path: &Path) -> Re
 /// A text profile whose last line has no line end: the file was cut there (the process was
 /// killed while writing it, or the disk filled). The records before that line are kept; the
 /// line is left out, with a warning giving where the cut is.
-fn cut_short(p: &mut Profile, path: &Path, l: &Line<'_>) {
+pub(super) fn cut_short(p: &mut Profile, path: &Path, l: &Line<'_>) {
     p.notes.push(format!(
         "Warning: {}:{}: the profile is cut short at byte {} (the process was killed while writing it, or the disk filled): the {} complete records before that line are read, the cut line is left out, and there is no memory map",
         path.display(),

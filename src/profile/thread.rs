@@ -53,6 +53,10 @@ pub fn parse(lines: &mut Lines<'_>, header: &Header<'_>, path: &Path) -> Result<
         if l.text.starts_with(b"---- no stack trace for") {
             break;
         }
+        if !l.terminated {
+            cut_thread(&mut p, path, &l);
+            return Ok(p);
+        }
         if !l.text.starts_with(b"--- Thread ") {
             return Err(Error::format(
                 path,
@@ -65,6 +69,8 @@ pub fn parse(lines: &mut Lines<'_>, header: &Header<'_>, path: &Path) -> Result<
         }
         let mut addrs = Vec::new();
         let mut same_as_previous = false;
+        // The line where the file ends without a line end, inside this thread.
+        let mut cut = None;
         current = None;
         while let Some(next) = lines.next_line() {
             let t = next.text.trim_ascii();
@@ -73,6 +79,10 @@ pub fn parse(lines: &mut Lines<'_>, header: &Header<'_>, path: &Path) -> Result<
             }
             if t.starts_with(b"---") || is_map_sentinel(t) {
                 current = Some(next);
+                break;
+            }
+            if !next.terminated {
+                cut = Some(next);
                 break;
             }
             if t.windows(24).any(|w| w == b"same as previous thread") {
@@ -85,6 +95,10 @@ pub fn parse(lines: &mut Lines<'_>, header: &Header<'_>, path: &Path) -> Result<
                 })?;
                 addrs.push(v);
             }
+        }
+        if let Some(c) = cut {
+            cut_thread(&mut p, path, &c);
+            return Ok(p);
         }
         if same_as_previous || addrs.is_empty() {
             if let Some(last) = p.samples.last_mut() {
@@ -110,6 +124,19 @@ pub fn parse(lines: &mut Lines<'_>, header: &Header<'_>, path: &Path) -> Result<
         }
     }
     Ok(p)
+}
+
+/// The file ends in the middle of line `l`, in a thread (the process was killed or the disk
+/// filled while it was written): that thread's last address may be cut short and its stack
+/// is incomplete, so it is left out, with a warning giving where the cut is.
+fn cut_thread(p: &mut Profile, path: &Path, l: &Line<'_>) {
+    p.notes.push(format!(
+        "Warning: {}:{}: the profile is cut short at byte {} (the process was killed while writing it, or the disk filled): the {} threads before the cut one are read, the cut one is left out, and there is no memory map",
+        path.display(),
+        l.number,
+        l.offset + l.text.len(),
+        p.samples.iter().map(|s| s.values[0] as u64).sum::<u64>()
+    ));
 }
 
 /// Every `0x[0-9a-f]+` in a line.
