@@ -1023,6 +1023,37 @@ fn contention_records_cut_or_damaged() {
     );
 }
 
+/// A CPU record whose first address is 0 ends the samples (pprof's reading of the
+/// end-of-data marker, count 0, depth 1, address 0); when it is not that marker, a warning
+/// says where the samples stopped, which pprof did not.
+#[test]
+fn a_cpu_record_starting_at_address_0_ends_the_samples_with_a_warning() {
+    let file = common::root().join("testdata/t-cpu/tcpu-pie.prof");
+    let mut data = std::fs::read(&file).unwrap();
+    let word = |d: &[u8], i: usize| u64::from_le_bytes(d[i * 8..i * 8 + 8].try_into().unwrap());
+    let whole = rpprof::profile::parse(&data, &file).unwrap();
+    assert!(
+        !whole.notes.iter().any(|n| n.contains("address 0")),
+        "{:?}",
+        whole.notes
+    );
+    let mut i = 2 + word(&data, 1) as usize;
+    for _ in 0..4 {
+        i += 2 + word(&data, i + 1) as usize;
+    }
+    data[(i + 2) * 8..(i + 3) * 8].fill(0);
+    let p = rpprof::profile::parse(&data, &file).unwrap();
+    assert_eq!(p.samples.len(), 4);
+    let at = format!("byte {}: a record of count", i * 8);
+    assert!(
+        p.notes.iter().any(|n| n.contains(&at)
+            && n.contains("starts with address 0")
+            && n.contains("the 4 records before it are read")),
+        "{:?}",
+        p.notes
+    );
+}
+
 /// A thread profile cut in a thread's lines: the threads before it are read, the cut one is
 /// left out (it was counted as "same as the previous thread", or kept with a cut address).
 #[test]

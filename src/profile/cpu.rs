@@ -175,7 +175,17 @@ pub fn parse(file: &[u8], pos: usize, path: &Path, adjust: bool) -> Result<Profi
         i += 2;
         let depth = depth as usize;
         if depth > 0 && w.get(i) == Some(0) {
-            // End-of-data marker: count 0, depth 1, pc 0.
+            // End-of-data marker: count 0, depth 1, pc 0. pprof ends the samples at any
+            // record whose first address is 0; so does rpprof, saying so when the record
+            // is not the marker (a damaged file: the records after it are not read).
+            if count != 0 || depth != 1 {
+                p.notes.push(format!(
+                    "Warning: {}: byte {}: a record of count {count} and depth {depth} starts with address 0, which marks the end of the samples: the {} records before it are read, and what follows it as the memory map (the file is damaged?)",
+                    path.display(),
+                    w.offset(rec),
+                    p.samples.len()
+                ));
+            }
             i += depth;
             ended = true;
             break;
