@@ -1054,6 +1054,37 @@ fn a_cpu_record_starting_at_address_0_ends_the_samples_with_a_warning() {
     );
 }
 
+/// A heap header cut short, or a heap profile whose lines end in `\r` alone, was read as a
+/// profile of no records (an empty report, exit status 0): now an error naming line 1.
+#[test]
+fn a_heap_header_that_is_not_one_is_refused() {
+    let file = common::root().join("testdata/t-heap/theap.hprof.0001.heap");
+    let data = std::fs::read(&file).unwrap();
+    let header_end = data.iter().position(|&b| b == b'\n').unwrap();
+    let bracket = data.iter().position(|&b| b == b'[').unwrap();
+    let cut = rpprof::profile::parse(&data[..bracket], &file)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        cut.contains(":1: bad heap profile header") && cut.contains("cut short?"),
+        "{cut}"
+    );
+    let cr: Vec<u8> = data
+        .iter()
+        .map(|&b| if b == b'\n' { b'\r' } else { b })
+        .collect();
+    let cr = rpprof::profile::parse(&cr, &file).unwrap_err().to_string();
+    assert!(
+        cr.contains(":1: bad heap profile header") && cr.contains("carriage return"),
+        "{cr}"
+    );
+    // The header alone, whole, is an empty profile; a negative total (rpprof's --raw of a
+    // difference) is a header.
+    assert!(rpprof::profile::parse(&data[..header_end], &file).is_ok());
+    let negative = b"heap profile: -1: -100 [ 2: 200] @ heapprofile\n";
+    assert!(rpprof::profile::parse(negative, &file).is_ok());
+}
+
 /// A thread profile cut in a thread's lines: the threads before it are read, the cut one is
 /// left out (it was counted as "same as the previous thread", or kept with a cut address).
 #[test]

@@ -362,6 +362,7 @@ pub fn parse_text(lines: &mut Lines<'_>, header: &Header<'_>, path: &Path) -> Re
         String::from_utf8_lossy(header.text).into_owned(),
     );
     p.sample_types = HEAP_TYPES.to_vec();
+    check_header(lines, header, path)?;
     let (sampling, period) = sampling_of(header.text, &mut p.notes);
     p.sampling = sampling;
     p.period = period;
@@ -408,6 +409,48 @@ pub fn parse_text(lines: &mut Lines<'_>, header: &Header<'_>, path: &Path) -> Re
         });
     }
     Ok(p)
+}
+
+/// A `heap profile:` header that is not `heap profile: N: N [N: N]` (then, optionally,
+/// `@ type/rate`) is an error: read on, its records would be counted without their sampling
+/// adjustment, or, when the lines end in `\r` alone, taken as the header's type (an empty
+/// report).
+fn check_header(lines: &Lines<'_>, header: &Header<'_>, path: &Path) -> Result<()> {
+    let why = if header.text.contains(&b'\r') {
+        "its lines end in a carriage return alone (\\r): convert the line ends to \\n"
+    } else if header_fields(&unsigned(header.text)).is_none() {
+        if lines.at_end() {
+            "it is not \"heap profile: N: N [N: N] @ type\" and the file ends there (cut short?)"
+        } else {
+            "it is not \"heap profile: N: N [N: N] @ type\""
+        }
+    } else {
+        return Ok(());
+    };
+    Err(Error::format(
+        path,
+        Location::Line(header.line),
+        format!(
+            "bad heap profile header {:?}: {why}",
+            lines::shorten(header.text, 60)
+        ),
+    ))
+}
+
+/// `header` without the minus signs of its totals (rpprof's `--raw` of a difference writes
+/// negative ones).
+fn unsigned(header: &[u8]) -> Vec<u8> {
+    let at = header
+        .iter()
+        .position(|&b| b == b'@')
+        .unwrap_or(header.len());
+    let mut t: Vec<u8> = header[..at]
+        .iter()
+        .copied()
+        .filter(|&b| b != b'-')
+        .collect();
+    t.extend_from_slice(&header[at..]);
+    t
 }
 
 /// A text profile whose last line has no line end: the file was cut there (the process was
