@@ -134,6 +134,20 @@ impl Loaded {
     pub fn read(arg: &str) -> Result<Loaded> {
         let path = PathBuf::from(arg);
         if let Ok(m) = std::fs::metadata(&path) {
+            // A device (`/dev/zero`, a disk, a terminal) would be read until memory runs
+            // out or forever; a pipe (`<(zcat heap.gz)`) is read.
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::FileTypeExt;
+                let t = m.file_type();
+                if t.is_char_device() || t.is_block_device() {
+                    return Err(Error::format(
+                        &path,
+                        crate::error::Location::None,
+                        "a device, not a profile file",
+                    ));
+                }
+            }
             crate::memory::reading(m.len());
         }
         let data = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;

@@ -630,6 +630,29 @@ fn empty_files_and_directories() {
     check(&out, "empty program");
 }
 
+/// `/dev/zero` as the profile or the base was read until memory ran out.
+#[cfg(unix)]
+#[test]
+fn a_device_is_not_read_as_a_profile() {
+    let d = scratch("device");
+    let heap = common::root().join("testdata/t-heap");
+    let prog = heap.join("theap").display().to_string();
+    let profile = heap.join("theap.hprof.0003.heap").display().to_string();
+    for args in [
+        vec!["--text", &prog, "/dev/zero"],
+        vec!["--text", "/dev/zero"],
+        vec!["--text", "--base=/dev/zero", &prog, &profile],
+    ] {
+        let out = run_with_timeout(&d, &args, 60);
+        assert_eq!(check(&out, "/dev/zero"), 1, "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("/dev/zero: a device, not a profile file"),
+            "{err}"
+        );
+    }
+}
+
 #[test]
 fn exit_statuses() {
     let d = scratch("exit_statuses");
