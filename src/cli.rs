@@ -316,9 +316,13 @@ pub fn command() -> clap::Command {
 /// How Getopt::Long checks an option's value.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum ValueKind {
-    Switch { negatable: bool },
+    Switch {
+        negatable: bool,
+    },
     String,
     Integer,
+    /// An integer of 0 or more (a number of seconds, of profiles).
+    Count,
     Real,
 }
 
@@ -340,8 +344,8 @@ fn specs() -> Vec<OptSpec> {
                 }
             } else {
                 match name.as_str() {
-                    "seconds" | "nodecount" | "maxdegree" | "scale" | "test_stride"
-                    | "max_profiles_kept" => ValueKind::Integer,
+                    "nodecount" | "maxdegree" | "scale" => ValueKind::Integer,
+                    "seconds" | "test_stride" | "max_profiles_kept" => ValueKind::Count,
                     "nodefraction" | "edgefraction" => ValueKind::Real,
                     _ => ValueKind::String,
                 }
@@ -495,16 +499,20 @@ fn check_value(spec: &OptSpec, value: &str) -> Result<()> {
             let d = value.strip_prefix(['-', '+']).unwrap_or(value);
             !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())
         }
+        ValueKind::Count => {
+            let d = value.strip_prefix('+').unwrap_or(value);
+            !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())
+        }
         ValueKind::Real => value.parse::<f64>().is_ok_and(f64::is_finite),
         _ => true,
     };
     if ok {
         return Ok(());
     }
-    let what = if spec.kind == ValueKind::Integer {
-        "number expected"
-    } else {
-        "real number expected"
+    let what = match spec.kind {
+        ValueKind::Count if value.starts_with('-') => "a number of 0 or more expected",
+        ValueKind::Integer | ValueKind::Count => "number expected",
+        _ => "real number expected",
     };
     Err(Error::usage(format!(
         "Value \"{value}\" invalid for option {} ({what})",
@@ -559,6 +567,10 @@ pub fn normalize(argv: &[String]) -> Result<Vec<String>> {
             }
             _ => {
                 let v = match inline {
+                    // Getopt::Long: `--focus=` has no argument (`--focus ''` has an empty one).
+                    Some(v) if v.is_empty() => {
+                        return Err(Error::usage(format!("Option {name} requires an argument")));
+                    }
                     Some(v) => v,
                     None => {
                         let Some(v) = argv.get(i) else {

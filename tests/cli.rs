@@ -103,6 +103,14 @@ fn usage_errors_exit_1_with_one_line() {
             "rpprof: Value \"abc\" invalid",
         ),
         (&["--base"][..], "rpprof: Option base requires an argument"),
+        (
+            &["--text", "--focus=", "a", "b"][..],
+            "rpprof: Option focus requires an argument",
+        ),
+        (
+            &["--text", "--seconds=-5", "a", "b"][..],
+            "rpprof: Value \"-5\" invalid for option seconds (a number of 0 or more expected)",
+        ),
         (&[][..], "rpprof: Did not specify program"),
     ] {
         let (code, out, err) = run(&d, args);
@@ -110,6 +118,12 @@ fn usage_errors_exit_1_with_one_line() {
         assert!(out.is_empty(), "{args:?}: stdout {out}");
         assert!(err.starts_with(want), "{args:?}: {err}");
     }
+    // Getopt::Long: a separate empty argument is one.
+    let (code, _, err) = run(
+        &d,
+        &["--text", "--focus", "", "missing-program", "heap.prof"],
+    );
+    assert_eq!(code, 0, "{err}");
 }
 
 #[test]

@@ -475,6 +475,12 @@ fn dot_without_nodes_fails_as_pprof_does() {
     assert_eq!(code, 1, "{err}");
     assert!(out.is_empty());
     assert!(err.contains("no nodes to print"), "{err}");
+    // Said once (it was said twice, as a note and as the error).
+    assert_eq!(
+        err.to_lowercase().matches("no nodes to print").count(),
+        1,
+        "{err}"
+    );
 }
 
 #[test]

@@ -134,7 +134,7 @@ pub fn write(
         last -= 1;
     }
     if last < 0 {
-        notes.push("No nodes to print".to_string());
+        // The caller says "no nodes to print", once.
         return Ok(false);
     }
     if nodelimit > 0.0 || edgelimit > 0.0 {
