@@ -490,8 +490,34 @@ impl View {
                 )
                 .map_err(io_err)?;
             }
+            // jeprof compares numbers: `--thread=1.0` is thread 1.
+            let number = want.trim().parse::<f64>().ok().filter(|n| {
+                n.is_finite() && *n >= 0.0 && n.fract() == 0.0 && *n <= u64::MAX as f64
+            });
+            if want != "*" && number.is_none() {
+                return Err(Error::usage(format!(
+                    "--thread: {want:?} is not a thread number or *"
+                )));
+            }
+            let number = number.map(|n| n as u64);
+            if want != "*"
+                && !main.threads.is_empty()
+                && !main.threads.keys().any(|t| Some(*t) == number)
+            {
+                writeln!(
+                    err,
+                    "Warning: {}: no thread {want} (its threads are {})",
+                    inputs[0].path.display(),
+                    main.threads
+                        .keys()
+                        .map(u64::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+                .map_err(io_err)?;
+            }
             for (t, samples) in &main.threads {
-                if want == "*" || want.parse::<u64>().ok() == Some(*t) {
+                if want == "*" || number == Some(*t) {
                     let st = stacks_of(samples, index);
                     let total = st.total();
                     let stacks = ctx.trim(st, &mut notes);

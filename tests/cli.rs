@@ -256,6 +256,24 @@ fn jemalloc_thread_reports() {
     // Values are scaled for jemalloc's sampling (rate 1024), as jeprof does.
     assert!(out.starts_with("Total (t0): 3 objects\n"), "{out}");
     assert!(out.contains("\nTotal (t1): 1 objects\n"), "{out}");
+    // jeprof compares thread numbers as numbers: 1.0 is thread 1.
+    let one = |t: &str| run(&d, &["--text", t, "--inuse_objects", "x", "jemalloc.prof"]);
+    let (code, out, err) = one("--thread=1.0");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("Total (t1): 1 objects\n"), "{out}");
+    assert_eq!(one("--thread=1").1, out);
+    // A thread the profile does not have is said, not an empty report alone.
+    let (code, out, err) = one("--thread=7");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(err.contains("no thread 7 (its threads are 0, 1)"), "{err}");
+    let (code, out, err) = one("--thread=main");
+    assert_eq!(code, 1, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains("--thread: \"main\" is not a thread number or *"),
+        "{err}"
+    );
 }
 
 #[test]
