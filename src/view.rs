@@ -421,7 +421,8 @@ impl View {
             let mut warnings = Vec::new();
             let mut with_value: Vec<u64> = values.cum.keys().copied().collect();
             with_value.sort_unstable();
-            let routines = match s.program_file() {
+            let program = s.program_file();
+            let routines = match program {
                 Some(p) => Local::new(p, &main.mappings, &s.sym_opts).listed_routines(
                     &s.addrs,
                     &re,
@@ -433,6 +434,21 @@ impl View {
                 None => Vec::new(),
             };
             let mut msgs: Vec<u8> = Vec::new();
+            // pprof prints nothing: say why the listing is empty.
+            if routines.is_empty() {
+                let why = match program {
+                    None => {
+                        "no program to read routines from (give the program before the profile)"
+                            .to_string()
+                    }
+                    Some(p) => format!(
+                        "no routine of {} with samples matches {:?}",
+                        p.display(),
+                        re.as_str()
+                    ),
+                };
+                msgs.extend_from_slice(format!("Warning: --{what}: {why}\n").as_bytes());
+            }
             if disasm {
                 let objdump = disasm::objdump_path(self.tools.as_deref())?;
                 disasm::write(&mut buf, &objdump, &routines, &values, measure)?;

@@ -326,3 +326,27 @@ fn a_brace_in_a_regular_expression_is_perls_literal_brace() {
     assert_eq!(code, 1);
     assert!(err.contains("look-around"), "{err}");
 }
+
+/// `--list` and `--disasm` that list nothing say why (pprof prints nothing at all).
+#[test]
+fn an_empty_listing_says_why() {
+    let d = common::root().join("testdata").join("t-heap");
+    for (mode, what) in [
+        ("--list=no_such_routine", "list"),
+        ("--disasm=no_such_routine", "disasm"),
+    ] {
+        let (code, out, err) = run(&d, &[mode, "./theap", "theap.hprof.0003.heap"]);
+        if what == "disasm" && code == 2 {
+            // No objdump here: said by its own test.
+            continue;
+        }
+        assert_eq!(code, 0, "{err}");
+        assert!(out.is_empty(), "{out}");
+        assert!(
+            err.contains(&format!(
+                "Warning: --{what}: no routine of ./theap with samples matches \"no_such_routine\""
+            )),
+            "{err}"
+        );
+    }
+}
