@@ -610,8 +610,34 @@ fn bad_parameters_are_refused_with_one_line() {
         "dropneg=maybe: say t or f",
     );
     refused(&s, "/ui/text?f=(", 400, "f: bad regular expression");
-    refused(&s, "/ui/flamegraph?i=[", 400, "i: bad regular expression");
-    refused(&s, "/ui/top?h=*x", 400, "h: bad regular expression");
+    // A page (not a plain report) shows its form as typed and the reason, to be corrected.
+    for (path, says, field) in [
+        (
+            "/ui/flamegraph?i=[",
+            "Ignore: bad regular expression",
+            r#"name="i" id="i-input" size="14" value="[""#,
+        ),
+        (
+            "/ui/top?h=*x",
+            "Hide: bad regular expression",
+            r#"value="*x""#,
+        ),
+        (
+            "/ui/top?n=many",
+            "n=many: not a whole number",
+            r#"value="theap.hprof.0001.heap""#,
+        ),
+    ] {
+        let a = get(&format!("{}{path}", s.url));
+        assert_eq!(a.status, 400, "{path}");
+        let t = a.text();
+        assert!(t.starts_with("<!DOCTYPE html>"), "{path}: {t}");
+        assert!(
+            t.contains(&format!("<div class=\"notice error\">{says}")),
+            "{path}: {t}"
+        );
+        assert!(t.contains(field), "{path}: {t}");
+    }
     refused(&s, "/ui/text?s=(", 400, "s: bad regular expression");
     refused(&s, "/ui/text?f=%zz", 400, "bad percent-encoding");
     refused(&s, "/ui/text?f=%ff", 400, "not UTF-8");

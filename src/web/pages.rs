@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::server::{Request, Response};
-use super::{Query, Selected, Ui};
+use super::{Query, Refusal, Selected, Ui};
 use crate::graph::Granularity;
 use crate::report::{Mode, disasm, graphviz};
 use crate::session::file_name;
@@ -506,6 +506,44 @@ fn have_objdump(tools: Option<&str>) -> bool {
     }
 }
 
+/// A page whose parameters are refused (a bad regular expression typed in the Focus box,
+/// a mistyped `n=`): the page with the profiles it names, the form as typed, and the
+/// reason instead of a report, so that the user can correct it; status 400. When the
+/// profiles themselves cannot be picked, one line.
+fn refused_page(ui: &Ui, page: &str, req: &Request, routine_page: bool, r: &Refusal) -> Response {
+    let Ok(typed) = Query::parse(&req.query) else {
+        return r.response();
+    };
+    let picks: Vec<(String, String)> = typed
+        .0
+        .iter()
+        .filter(|(k, _)| matches!(k.as_str(), "view" | "base" | "si"))
+        .cloned()
+        .collect();
+    let plain = Query(picks.clone()).encode();
+    let sel = match ui.select(&plain, routine_page) {
+        Ok(s) if picks.len() < typed.0.len() && r.0 == 400 => s,
+        _ => return r.response(),
+    };
+    let sel = Selected { q: typed, ..sel };
+    // The form's names for the parameters.
+    let mut why = r.1.clone();
+    for (k, field) in [
+        ("f", "Focus"),
+        ("i", "Ignore"),
+        ("h", "Hide"),
+        ("s", "Show"),
+    ] {
+        if let Some(rest) = why.strip_prefix(&format!("{k}: ")) {
+            why = format!("{field}: {rest}");
+            break;
+        }
+    }
+    let mut resp = html(ui, &sel, page, "", &notice("error", &esc(&why)), &[]);
+    resp.status = r.0;
+    resp
+}
+
 /// Answers a page request.
 pub fn page(ui: &Ui, page: &str, req: &Request) -> Response {
     let page = if page.is_empty() { "flamegraph" } else { page };
@@ -515,7 +553,7 @@ pub fn page(ui: &Ui, page: &str, req: &Request) -> Response {
     let routine_page = matches!(page, "source" | "disasm" | "peek");
     let sel = match ui.select(&req.query, routine_page) {
         Ok(s) => s,
-        Err(r) => return r.response(),
+        Err(r) => return refused_page(ui, page, req, routine_page, &r),
     };
     if sel.session().is_none() {
         let watched: Vec<String> = ui
