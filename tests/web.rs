@@ -857,6 +857,36 @@ fn a_quoted_glob_is_watched_and_the_oldest_dumps_let_go() {
         ],
     );
     assert_eq!(got.text(), String::from_utf8_lossy(&want));
+    // A file the pattern names that is no profile (a proxy's error page saved by a cron
+    // job's curl) is said, once.
+    std::fs::write(
+        t.join("heap_live.0004.heap"),
+        "<html>502 Bad Gateway</html>\n",
+    )
+    .unwrap();
+    let said = "rpprof: skipping ";
+    let start = std::time::Instant::now();
+    while !s
+        .stderr
+        .lock()
+        .unwrap()
+        .contains("heap_live.0004.heap: it does not start as a profile does")
+    {
+        // A guard against a test that would never end, not a timing requirement.
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "{}",
+            s.stderr.lock().unwrap()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    std::thread::sleep(Duration::from_secs(3));
+    assert_eq!(
+        s.stderr.lock().unwrap().matches(said).count(),
+        1,
+        "{}",
+        s.stderr.lock().unwrap()
+    );
 }
 
 #[test]

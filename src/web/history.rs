@@ -319,6 +319,16 @@ fn sniff(p: &Path) -> bool {
     profile::looks_like_profile(&head[..n])
 }
 
+/// Why a file a watched pattern names is not read.
+fn not_a_profile(path: &Path, len: u64) -> String {
+    let why = if len == 0 {
+        "empty"
+    } else {
+        "it does not start as a profile does"
+    };
+    format!("rpprof: skipping {}: {why}", path.display())
+}
+
 /// The files a watched source offers now: path, size, modification time.
 fn list(source: &Source) -> Vec<(PathBuf, u64, SystemTime)> {
     let (dir, pattern) = match source {
@@ -472,6 +482,10 @@ impl History {
                 Source::Dir(_) | Source::Glob { .. } => {
                     for (path, len, mtime) in list(s) {
                         let profile = sniff(&path);
+                        if !profile && matches!(s, Source::Glob { .. }) {
+                            writeln!(err, "{}", not_a_profile(&path, len))
+                                .map_err(session::io_err)?;
+                        }
                         seen.insert(
                             path.clone(),
                             Seen {
@@ -699,6 +713,14 @@ impl History {
                     continue;
                 }
                 if !sniff(&path) {
+                    // A folder holds other files too; a file the pattern names was meant
+                    // to be a profile: say why it does not show up.
+                    if matches!(s, Source::Glob { .. }) {
+                        if let Some(st) = seen.get_mut(&path) {
+                            st.state = SeenState::Failed;
+                        }
+                        self.say(not_a_profile(&path, len), err);
+                    }
                     continue;
                 }
                 if full
