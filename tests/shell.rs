@@ -534,9 +534,12 @@ top3
         "list needs a regular expression",
         "sample_index    = inuse_space",
         "granularity     = functions",
+        // help names this profile's sample types only.
+        "  sample_index=inuse_objects | inuse_space | alloc_objects | alloc_space ",
     ] {
         assert!(err.contains(want), "{want:?} not in:\n{err}");
     }
+    assert!(!err.contains("| contentions"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -146,7 +146,7 @@ impl Shell {
             Line::Empty => Ok(()),
             Line::Quit => return Ok(false),
             Line::Help(topic) => {
-                help(topic.as_deref(), err);
+                help(topic.as_deref(), &types, err);
                 Ok(())
             }
             Line::Options => {
@@ -465,7 +465,8 @@ impl Shell {
             } else {
                 let _ = writeln!(
                     err,
-                    "kcachegrind is not installed (Debian package kcachegrind); the file stays"
+                    "kcachegrind is not installed (Debian package kcachegrind); the file stays: {}",
+                    path.display()
                 );
             }
         }
@@ -551,8 +552,17 @@ fn listing_html(program: &str, listing: &[u8]) -> String {
     )
 }
 
-/// `help` and `help <topic>`, on `err`.
-fn help(topic: Option<&str>, err: &mut dyn Write) {
+/// `help` and `help <topic>`, on `err`; `types` are the names `sample_index=` takes for the
+/// profile (the option's list names every profile kind's).
+fn help(topic: Option<&str>, types: &[&str], err: &mut dyn Write) {
+    let joined = types.join(" | ");
+    let values_of = |name: &str, values: &'static str| -> String {
+        if name == "sample_index" && !types.is_empty() {
+            joined.clone()
+        } else {
+            values.to_string()
+        }
+    };
     if let Some(t) = topic {
         let t = t.trim();
         if let Some((name, args, what)) = COMMANDS.iter().find(|c| c.0 == t) {
@@ -566,7 +576,7 @@ fn help(topic: Option<&str>, err: &mut dyn Write) {
             return;
         }
         if let Some((name, values, what)) = OPTIONS.iter().find(|o| o.0 == t) {
-            let _ = writeln!(err, "{name}={values}\n    {what}");
+            let _ = writeln!(err, "{name}={}\n    {what}", values_of(name, values));
             return;
         }
         let _ = writeln!(err, "Unknown command: {t}");
@@ -584,7 +594,11 @@ fn help(topic: Option<&str>, err: &mut dyn Write) {
         "\nOptions (name=value; they stay set; \"options\" shows them):"
     );
     for (name, values, what) in OPTIONS {
-        let _ = writeln!(err, "  {:<36} {what}", format!("{name}={values}"));
+        let _ = writeln!(
+            err,
+            "  {:<36} {what}",
+            format!("{name}={}", values_of(name, values))
+        );
     }
     let _ = writeln!(
         err,
