@@ -226,6 +226,20 @@ fn cached<K: PartialEq + Clone, V>(
     v
 }
 
+/// jeprof's `--thread` value: `*` (every thread, `None`) or a thread number, compared as a
+/// number (`1.0` is thread 1); anything else is a usage error.
+fn thread_number(want: &str) -> Result<Option<u64>> {
+    if want == "*" {
+        return Ok(None);
+    }
+    want.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|n| n.is_finite() && *n >= 0.0 && n.fract() == 0.0 && *n <= u64::MAX as f64)
+        .map(|n| Some(n as u64))
+        .ok_or_else(|| Error::usage(format!("--thread: {want:?} is not a thread number or *")))
+}
+
 /// Compiles an option's regular expression; a bad one is a usage error naming the option.
 pub fn compile(re: &Option<String>, what: &str) -> Result<Option<Regex>> {
     match re {
@@ -261,6 +275,9 @@ impl View {
             (&self.exclude, "exclude"),
         ] {
             compile(re, what)?;
+        }
+        if let Some(t) = &self.thread {
+            thread_number(t)?;
         }
         Ok(())
     }
@@ -506,16 +523,7 @@ impl View {
                 )
                 .map_err(io_err)?;
             }
-            // jeprof compares numbers: `--thread=1.0` is thread 1.
-            let number = want.trim().parse::<f64>().ok().filter(|n| {
-                n.is_finite() && *n >= 0.0 && n.fract() == 0.0 && *n <= u64::MAX as f64
-            });
-            if want != "*" && number.is_none() {
-                return Err(Error::usage(format!(
-                    "--thread: {want:?} is not a thread number or *"
-                )));
-            }
-            let number = number.map(|n| n as u64);
+            let number = thread_number(want)?;
             if want != "*"
                 && !main.threads.is_empty()
                 && !main.threads.keys().any(|t| Some(*t) == number)
