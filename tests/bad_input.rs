@@ -595,6 +595,15 @@ fn bad_programs() {
     check(&out, "--add_lib text file");
 }
 
+/// testdata's heap program and its last dump, as arguments.
+fn theap_and_dump() -> (String, String) {
+    let heap = common::root().join("testdata/t-heap");
+    (
+        heap.join("theap").display().to_string(),
+        heap.join("theap.hprof.0003.heap").display().to_string(),
+    )
+}
+
 #[test]
 fn empty_files_and_directories() {
     let d = scratch("paths");
@@ -602,9 +611,7 @@ fn empty_files_and_directories() {
     let dir = d.join("a-directory");
     std::fs::create_dir_all(&dir).unwrap();
     let dir = dir.display().to_string();
-    let heap = common::root().join("testdata/t-heap");
-    let prog = heap.join("theap").display().to_string();
-    let profile = heap.join("theap.hprof.0003.heap").display().to_string();
+    let (prog, profile) = theap_and_dump();
     for (what, args) in [
         ("empty profile", vec!["--text", &prog, &empty]),
         ("empty profile alone", vec!["--text", &empty]),
@@ -635,9 +642,7 @@ fn empty_files_and_directories() {
 #[test]
 fn a_device_is_not_read_as_a_profile() {
     let d = scratch("device");
-    let heap = common::root().join("testdata/t-heap");
-    let prog = heap.join("theap").display().to_string();
-    let profile = heap.join("theap.hprof.0003.heap").display().to_string();
+    let (prog, profile) = theap_and_dump();
     for args in [
         vec!["--text", &prog, "/dev/zero"],
         vec!["--text", "/dev/zero"],
@@ -656,9 +661,7 @@ fn a_device_is_not_read_as_a_profile() {
 #[test]
 fn exit_statuses() {
     let d = scratch("exit_statuses");
-    let heap = common::root().join("testdata/t-heap");
-    let prog = heap.join("theap").display().to_string();
-    let profile = heap.join("theap.hprof.0003.heap").display().to_string();
+    let (prog, profile) = theap_and_dump();
     let ok = run(&d, &["--text", &prog, &profile]);
     assert_eq!(check(&ok, "plain run"), 0);
     assert!(!ok.stdout.is_empty());

@@ -457,13 +457,21 @@ fn unsigned(header: &[u8]) -> Vec<u8> {
 /// killed while writing it, or the disk filled). The records before that line are kept; the
 /// line is left out, with a warning giving where the cut is.
 pub(super) fn cut_short(p: &mut Profile, path: &Path, l: &Line<'_>) {
-    p.notes.push(format!(
-        "Warning: {}:{}: the profile is cut short at byte {} (the process was killed while writing it, or the disk filled): the {} complete records before that line are read, the cut line is left out, and there is no memory map",
+    let kept = format!(
+        "the {} complete records before that line are read, the cut line is left out",
+        p.samples.len()
+    );
+    p.notes.push(cut_note(path, l, &kept));
+}
+
+/// The warning for a text profile cut in line `l`; `kept` says what is read of it.
+pub(super) fn cut_note(path: &Path, l: &Line<'_>, kept: &str) -> String {
+    format!(
+        "Warning: {}:{}: the profile is cut short at byte {} (the process was killed while writing it, or the disk filled): {kept}, and there is no memory map",
         path.display(),
         l.number,
         l.offset + l.text.len(),
-        p.samples.len()
-    ));
+    )
 }
 
 /// Reads jemalloc's threaded heap profile (first line `heap_v2/<rate>`), as jeprof does.

@@ -130,13 +130,10 @@ pub fn parse(lines: &mut Lines<'_>, header: &Header<'_>, path: &Path) -> Result<
 /// filled while it was written): that thread's last address may be cut short and its stack
 /// is incomplete, so it is left out, with a warning giving where the cut is.
 fn cut_thread(p: &mut Profile, path: &Path, l: &Line<'_>) {
-    p.notes.push(format!(
-        "Warning: {}:{}: the profile is cut short at byte {} (the process was killed while writing it, or the disk filled): the {} threads before the cut one are read, the cut one is left out, and there is no memory map",
-        path.display(),
-        l.number,
-        l.offset + l.text.len(),
-        p.samples.iter().map(|s| s.values[0] as u64).sum::<u64>()
-    ));
+    let threads: u64 = p.samples.iter().map(|s| s.values[0] as u64).sum();
+    let kept =
+        format!("the {threads} threads before the cut one are read, the cut one is left out");
+    p.notes.push(super::heap::cut_note(path, l, &kept));
 }
 
 /// Every `0x[0-9a-f]+` in a line.

@@ -511,6 +511,9 @@ fn have_objdump(tools: Option<&str>) -> bool {
 /// reason instead of a report, so that the user can correct it; status 400. When the
 /// profiles themselves cannot be picked, one line.
 fn refused_page(ui: &Ui, page: &str, req: &Request, routine_page: bool, r: &Refusal) -> Response {
+    if r.0 != 400 {
+        return r.response();
+    }
     let Ok(typed) = Query::parse(&req.query) else {
         return r.response();
     };
@@ -522,7 +525,7 @@ fn refused_page(ui: &Ui, page: &str, req: &Request, routine_page: bool, r: &Refu
         .collect();
     let plain = Query(picks.clone()).encode();
     let sel = match ui.select(&plain, routine_page) {
-        Ok(s) if picks.len() < typed.0.len() && r.0 == 400 => s,
+        Ok(s) if picks.len() < typed.0.len() => s,
         _ => return r.response(),
     };
     let sel = Selected { q: typed, ..sel };
