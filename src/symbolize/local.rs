@@ -136,6 +136,24 @@ fn re(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
     cell.get_or_init(|| Regex::new(pattern).unwrap())
 }
 
+/// A map-line pattern, matched on bytes with Perl's ASCII classes (`\s`, `\d`, `\w`, `(?i)`)
+/// as pprof's byte strings are: it also compiles in a fifth of the time of its Unicode form
+/// (half a millisecond of every run).
+fn map_re(
+    cell: &'static OnceLock<regex::bytes::Regex>,
+    pattern: &str,
+) -> &'static regex::bytes::Regex {
+    // SANITY: constant patterns, exercised by the tests.
+    #[allow(clippy::unwrap_used)]
+    cell.get_or_init(|| regex::bytes::Regex::new(&format!("(?-u){pattern}")).unwrap())
+}
+
+/// Group `i` of a map-line match on `line`'s bytes. Every group begins and ends next to an
+/// ASCII byte or at an end of the line, so it is whole characters; "" otherwise.
+fn group<'l>(line: &'l str, c: &regex::bytes::Captures<'_>, i: usize) -> &'l str {
+    c.get(i).and_then(|m| line.get(m.range())).unwrap_or("")
+}
+
 impl Local {
     /// A symbolizer for a profile of `prog` with memory map `mappings`.
     pub fn new(prog: &Path, mappings: &[Mapping], opts: &Options) -> Local {
@@ -154,31 +172,31 @@ impl Local {
     /// pprof's `ParseLibraries`: the executable library mappings, the program's own mapping
     /// when the map names it, `--add_lib`, and last the program for everything else.
     pub fn libs(&mut self, addrs: &[u64], warnings: &mut Vec<String>) -> Vec<Lib> {
-        static FULL: OnceLock<Regex> = OnceLock::new();
-        static FULL_JE: OnceLock<Regex> = OnceLock::new();
-        static SHORT: OnceLock<Regex> = OnceLock::new();
-        static MAIN: OnceLock<Regex> = OnceLock::new();
+        static FULL: OnceLock<regex::bytes::Regex> = OnceLock::new();
+        static FULL_JE: OnceLock<regex::bytes::Regex> = OnceLock::new();
+        static SHORT: OnceLock<regex::bytes::Regex> = OnceLock::new();
+        static MAIN: OnceLock<regex::bytes::Regex> = OnceLock::new();
         let full = if self.opts.jeprof {
-            re(
+            map_re(
                 &FULL_JE,
                 r"(?i)^([a-f0-9]+)-([a-f0-9]+)\s+..x.\s+([a-f0-9]+)\s+\S+:\S+\s+\d+\s+(\S+\.(so|dll|dylib|bundle)((\.\d+)+\w*(\.\d+){0,3})?)$",
             )
         } else {
-            re(
+            map_re(
                 &FULL,
                 r"(?i)^([a-f0-9]+)-([a-f0-9]+)\s+..x.\s+([a-f0-9]+)\s+\S+:\S+\s+\d+\s+(.+\.(so|dll|dylib|bundle|node)((\.\d+)+\w*(\.\d+){0,3})?)$",
             )
         };
-        let short = re(
+        let short = map_re(
             &SHORT,
             r"(?i)^\s*([a-f0-9]+)-([a-f0-9]+):\s*(\S+\.so(\.\d+)*)",
         );
-        let main = re(
+        let main = map_re(
             &MAIN,
             r"(?i)^([a-f0-9]+)-([a-f0-9]+)\s+..x.\s+([a-f0-9]+)\s+\S+:\S+\s+\d+\s+(\S+)$",
         );
-        static SHORT_ANY: OnceLock<Regex> = OnceLock::new();
-        let short_any = re(&SHORT_ANY, r"(?i)^\s*([a-f0-9]+)-([a-f0-9]+):\s*(\S+)\s*$");
+        static SHORT_ANY: OnceLock<regex::bytes::Regex> = OnceLock::new();
+        let short_any = map_re(&SHORT_ANY, r"(?i)^\s*([a-f0-9]+)-([a-f0-9]+):\s*(\S+)\s*$");
         self.find_mistyped_program(warnings);
         let prog_abs = std::fs::canonicalize(&self.prog).ok();
         let prog_name = self.prog.file_name().map(|n| n.to_os_string());
@@ -201,43 +219,53 @@ impl Local {
                     deleted.push(m.path.clone());
                 }
             }
-            if let Some(c) = full.captures(l) {
-                let path = self.find_library(&c[4]);
+            if let Some(c) = full.captures(l.as_bytes()) {
+                let path = self.find_library(group(l, &c, 4));
                 libs.push(Lib {
                     path,
-                    start: hex(&c[1]),
-                    finish: hex(&c[2]),
+                    start: hex(group(l, &c, 1)),
+                    finish: hex(group(l, &c, 2)),
                     translate: Translate::Mapped {
-                        start: hex(&c[1]),
-                        offset: hex(&c[3]),
+                        start: hex(group(l, &c, 1)),
+                        offset: hex(group(l, &c, 3)),
                     },
                     exact: true,
                 });
-            } else if let Some(c) = short.captures(l) {
-                let path = self.find_library(&c[3]);
+            } else if let Some(c) = short.captures(l.as_bytes()) {
+                let path = self.find_library(group(l, &c, 3));
                 libs.push(Lib {
                     path,
-                    start: hex(&c[1]),
-                    finish: hex(&c[2]),
+                    start: hex(group(l, &c, 1)),
+                    finish: hex(group(l, &c, 2)),
                     translate: Translate::Mapped {
-                        start: hex(&c[1]),
+                        start: hex(group(l, &c, 1)),
                         offset: 0,
                     },
                     exact: false,
                 });
-            } else if let Some(c) = short_any.captures(l) {
+            } else if let Some(c) = short_any.captures(l.as_bytes()) {
                 // gperftools' short form names the program too; pprof reads only its
                 // libraries (`.so`), so the program's addresses are looked up unrelocated.
-                let p = Path::new(&c[3]);
+                let p = Path::new(group(l, &c, 3));
                 let same = p == self.prog
                     || (prog_abs.is_some() && std::fs::canonicalize(p).ok() == prog_abs)
                     || (prog_name.is_some() && p.file_name() == prog_name.as_deref());
                 if same {
-                    short_main.push((hex(&c[1]), hex(&c[2]), 0, c[3].to_string()));
+                    short_main.push((
+                        hex(group(l, &c, 1)),
+                        hex(group(l, &c, 2)),
+                        0,
+                        group(l, &c, 3).to_string(),
+                    ));
                 }
-            } else if let Some(c) = main.captures(l) {
-                let entry = (hex(&c[1]), hex(&c[2]), hex(&c[3]), c[4].to_string());
-                let p = Path::new(&c[4]);
+            } else if let Some(c) = main.captures(l.as_bytes()) {
+                let entry = (
+                    hex(group(l, &c, 1)),
+                    hex(group(l, &c, 2)),
+                    hex(group(l, &c, 3)),
+                    group(l, &c, 4).to_string(),
+                );
+                let p = Path::new(group(l, &c, 4));
                 let same = p == self.prog
                     || (prog_abs.is_some() && std::fs::canonicalize(p).ok() == prog_abs);
                 if same {
@@ -1313,6 +1341,46 @@ mod tests {
             .iter()
             .map(|&a| table.get(a).map(<[Frame]>::to_vec))
             .collect()
+    }
+
+    /// Map lines are read as pprof reads them, on bytes: `\s` is ASCII blank space only (a
+    /// no-break space is part of a name), and a library whose path is not ASCII keeps it.
+    #[test]
+    fn map_lines_are_read_with_perls_ascii_classes() {
+        let lines = [
+            "7f0000000000-7f0000001000 r-xp 00001000 08:01 42 /opt/caf\u{e9}/libz\u{e9}.so.1",
+            "7f0000002000-7f0000003000 r-xp 00000000 08:01 42\u{a0}/opt/nbsp/libn.so",
+            "7f0000004000-7f0000005000: /opt/\u{e9}t\u{e9}/libs.so.2",
+        ];
+        let maps: Vec<Mapping> = lines
+            .iter()
+            .enumerate()
+            .map(|(i, l)| Mapping {
+                start: 0,
+                limit: 0,
+                offset: 0,
+                perms: None,
+                path: String::new(),
+                line: i + 1,
+                raw: l.to_string(),
+            })
+            .collect();
+        let mut local = Local::new(Path::new("/nonexistent/prog"), &maps, &Options::default());
+        let libs = local.libs(&[], &mut Vec::new());
+        let named: Vec<(String, u64)> = libs
+            .iter()
+            .map(|l| (l.path.to_string_lossy().into_owned(), l.start))
+            .collect();
+        for want in [
+            ("/opt/caf\u{e9}/libz\u{e9}.so.1", 0x7f00_0000_0000),
+            ("/opt/\u{e9}t\u{e9}/libs.so.2", 0x7f00_0000_4000),
+        ] {
+            assert!(named.contains(&(want.0.to_string(), want.1)), "{named:?}");
+        }
+        assert!(
+            !named.iter().any(|(p, _)| p.contains("libn.so")),
+            "{named:?}"
+        );
     }
 
     /// A file whose DWARF was read for some addresses only never answers others: a
