@@ -57,13 +57,23 @@ pub fn write_table(
     let (flat, cum, seen) = reduced.flat_cum();
     let total = crate::units::sum(flat);
     let sort_by = if o.cum { cum } else { flat };
-    let mut order: Vec<usize> = (0..reduced.nodes.len()).filter(|&i| seen[i]).collect();
-    // By value, then by name (node names are unique: the order is total).
-    let by_value = |&a: &usize, &b: &usize| {
-        sort_by[b]
-            .partial_cmp(&sort_by[a])
-            .unwrap_or(std::cmp::Ordering::Equal)
-            .then_with(|| reduced.nodes[a].key.cmp(&reduced.nodes[b].key))
+    // By value, then by name (node names are unique: the order is total). Many nodes share
+    // a value (most callers have no flat value): the value and the names' first 16 bytes are
+    // compared as numbers, the names in full only when those are the same.
+    let mut order: Vec<(u64, u128, usize)> = (0..reduced.nodes.len())
+        .filter(|&i| seen[i])
+        .map(|i| {
+            (
+                descending(sort_by[i]),
+                name_prefix(&reduced.nodes[i].key),
+                i,
+            )
+        })
+        .collect();
+    let by_value = |a: &(u64, u128, usize), b: &(u64, u128, usize)| {
+        (a.0, a.1)
+            .cmp(&(b.0, b.1))
+            .then_with(|| reduced.nodes[a.2].key.cmp(&reduced.nodes[b.2].key))
     };
     // With a line limit (the shell's top), only the first lines are put in order.
     if let Some(l) = o.limit
@@ -78,38 +88,109 @@ pub fn write_table(
     }
     // The order is total, so an unstable sort gives the same lines (and is faster).
     order.sort_unstable_by(by_value);
+    // The running sum, added up in the lines' order; the lines of a long table are then
+    // put together in two halves on two cores.
     let mut running = 0.0;
-    // The lines are put together by hand: the formatting machinery costs more than the rest
-    // of the report on a profile of many functions.
-    let mut line: Vec<u8> = Vec::with_capacity(256);
-    let mut field: Vec<u8> = Vec::with_capacity(32);
-    for (lines, i) in order.into_iter().enumerate() {
-        if o.limit.is_some_and(|l| lines >= l) {
-            break;
+    let runs: Vec<f64> = order
+        .iter()
+        .map(|&(_, _, i)| {
+            running += flat[i];
+            running
+        })
+        .collect();
+    let lines = |part: &[(u64, u128, usize)], runs: &[f64]| {
+        let mut text = Vec::with_capacity(part.len() * 64);
+        let mut field = Vec::with_capacity(32);
+        for (&(_, _, i), &running) in part.iter().zip(runs) {
+            push_line(
+                &mut text, &mut field, i, running, reduced, total, symbols, o,
+            );
         }
-        let f = flat[i];
-        let c = cum[i];
-        running += f;
-        if f == 0.0 && c == 0.0 {
-            continue;
-        }
-        let node = &reduced.nodes[i];
-        line.clear();
-        for (width, value) in [(8, f), (6, f), (6, running), (8, c), (6, c)] {
-            field.clear();
-            if width == 8 {
-                o.measure.push_unparse(&mut field, value);
-            } else {
-                push_percent(&mut field, value, total);
-            }
-            push_right(&mut line, width, &field);
-            line.push(b' ');
-        }
-        push_node_name(&mut line, node, symbols, o.granularity);
-        line.push(b'\n');
-        out.write_all(&line)?;
+        text
+    };
+    if order.len() >= halves_from() {
+        let half = order.len() / 2;
+        let (a, b) = std::thread::scope(|scope| {
+            let b = scope.spawn(|| lines(&order[half..], &runs[half..]));
+            let a = lines(&order[..half], &runs[..half]);
+            (a, b.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+        });
+        out.write_all(&a)?;
+        out.write_all(&b)
+    } else {
+        out.write_all(&lines(&order, &runs))
     }
-    Ok(())
+}
+
+/// A table of this many lines or more is put together in two halves.
+const HALVES_FROM: usize = 4096;
+
+#[cfg(test)]
+thread_local! {
+    /// [`HALVES_FROM`] for the tests of this thread.
+    static HALVES_FROM_HERE: std::cell::Cell<usize> = const { std::cell::Cell::new(HALVES_FROM) };
+}
+
+fn halves_from() -> usize {
+    #[cfg(test)]
+    return HALVES_FROM_HERE.with(|c| c.get());
+    #[cfg(not(test))]
+    HALVES_FROM
+}
+
+/// Appends the table's line of node `i` (none when its flat and cumulative values are 0);
+/// `running`: the flat values of the lines before it and its own; `field`: room for a number.
+#[allow(clippy::too_many_arguments)]
+fn push_line(
+    text: &mut Vec<u8>,
+    field: &mut Vec<u8>,
+    i: usize,
+    running: f64,
+    reduced: &Reduced,
+    total: f64,
+    symbols: &SymbolTable,
+    o: &TextOptions,
+) {
+    let f = reduced.flat[i];
+    let c = reduced.cum[i];
+    if f == 0.0 && c == 0.0 {
+        return;
+    }
+    // The line is put together by hand: the formatting machinery costs more than the rest
+    // of the report on a profile of many functions.
+    for (width, value) in [(8, f), (6, f), (6, running), (8, c), (6, c)] {
+        field.clear();
+        if width == 8 {
+            o.measure.push_unparse(field, value);
+        } else {
+            push_percent(field, value, total);
+        }
+        push_right(text, width, field);
+        text.push(b' ');
+    }
+    push_node_name(text, &reduced.nodes[i], symbols, o.granularity);
+    text.push(b'\n');
+}
+
+/// A number whose ascending order is `v`'s descending order (-0 as 0; a NaN, which no
+/// profile's arithmetic makes, at one end).
+fn descending(v: f64) -> u64 {
+    let bits = (v + 0.0).to_bits();
+    let ascending = if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | 1 << 63
+    };
+    !ascending
+}
+
+/// The first 16 bytes of `name` as a big-endian number (zeros past its end): names whose
+/// numbers differ are in the order of the numbers; equal numbers say nothing.
+fn name_prefix(name: &str) -> u128 {
+    let mut b = [0u8; 16];
+    let n = name.len().min(16);
+    b[..n].copy_from_slice(&name.as_bytes()[..n]);
+    u128::from_be_bytes(b)
 }
 
 /// Appends the name a report line gives `node`: its key, or, for a node named after an
@@ -229,4 +310,112 @@ pub fn write_leaks(
         }
     }
     writeln!(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::Node;
+    use std::sync::Arc;
+
+    /// A table put together in two halves is the table put together in one, with a line
+    /// limit and without.
+    #[test]
+    fn a_table_made_in_halves_is_made_as_in_one() {
+        let n = 3000;
+        // Values of every sign, many equal, some nodes on no stack; names with a long common
+        // prefix.
+        let value = |i: usize| ((i * 7919) % 23) as f64 * 1024.0 * 37.5 - 4096.0 * 40.0;
+        let reduced = Reduced {
+            nodes: Arc::new(
+                (0..n)
+                    .map(|i| Node {
+                        key: Arc::from(format!("ns::module::function_{}", (i * 31) % n)),
+                        addr: None,
+                    })
+                    .collect(),
+            ),
+            flat: (0..n)
+                .map(|i| if i % 3 == 0 { 0.0 } else { value(i) })
+                .collect(),
+            cum: (0..n).map(|i| value(i) + 1024.0 * (i % 5) as f64).collect(),
+            seen: (0..n).map(|i| i % 11 != 0).collect(),
+        };
+        for (cum, limit) in [
+            (false, None),
+            (true, None),
+            (false, Some(100)),
+            (false, Some(0)),
+        ] {
+            let o = TextOptions {
+                cum,
+                measure: Measure::Bytes { show_bytes: false },
+                granularity: Granularity::Functions,
+                keep_templates: false,
+                address_width: 16,
+                limit,
+                unknown_leaf: false,
+            };
+            let table = |from: usize| {
+                HALVES_FROM_HERE.with(|c| c.set(from));
+                let mut out = Vec::new();
+                let r = write_table(&mut out, &reduced, &SymbolTable::new(), &o);
+                HALVES_FROM_HERE.with(|c| c.set(HALVES_FROM));
+                r.map(|()| String::from_utf8_lossy(&out).into_owned())
+                    .unwrap_or_default()
+            };
+            let one = table(usize::MAX);
+            assert!(
+                one.lines().count() >= limit.unwrap_or(1000).min(1000),
+                "{one}"
+            );
+            assert_eq!(table(2), one);
+        }
+    }
+
+    /// The numbers the table sorts by order values and names as the values and names do.
+    #[test]
+    fn sort_keys_keep_the_order_of_values_and_names() {
+        let values = [
+            f64::INFINITY,
+            1e300,
+            2.5,
+            1.0,
+            1e-300,
+            0.0,
+            -0.0,
+            -1e-300,
+            -1.0,
+            -2.5,
+            -1e300,
+            f64::NEG_INFINITY,
+        ];
+        for a in values {
+            for b in values {
+                let want = b.partial_cmp(&a).unwrap_or(std::cmp::Ordering::Equal);
+                assert_eq!(descending(a).cmp(&descending(b)), want, "{a} {b}");
+            }
+        }
+        let names = [
+            "",
+            "a",
+            "a\0",
+            "ab",
+            "lg::m033::f16914",
+            "lg::m033::f169140",
+            "lg::m033::f16915",
+            "lg::m033::f1691",
+            "é",
+            "zzzzzzzzzzzzzzzzzzzz",
+            "zzzzzzzzzzzzzzzzzzzy",
+        ];
+        for a in names {
+            for b in names {
+                let (pa, pb) = (name_prefix(a), name_prefix(b));
+                if pa != pb {
+                    assert_eq!(pa.cmp(&pb), a.cmp(b), "{a:?} {b:?}");
+                }
+            }
+        }
+    }
 }
