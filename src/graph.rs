@@ -33,10 +33,14 @@ impl Stacks {
 
     /// Adds `v` to stack `k` without taking ownership unless it is new.
     pub fn add_ref(&mut self, k: &[u64], v: f64) {
-        if let Some(e) = self.map.get_mut(k) {
-            *e += v;
-        } else {
-            self.map.insert(k.to_vec(), v);
+        use indexmap::map::raw_entry_v1::{RawEntryApiV1, RawEntryMut};
+        // Hashed and looked up once, new or not.
+        let hash = std::hash::BuildHasher::hash_one(self.map.hasher(), k);
+        match self.map.raw_entry_mut_v1().from_key_hashed_nocheck(hash, k) {
+            RawEntryMut::Occupied(e) => *e.into_mut() += v,
+            RawEntryMut::Vacant(e) => {
+                e.insert_hashed_nocheck(hash, k.to_vec(), v);
+            }
         }
     }
 
@@ -964,7 +968,15 @@ impl<'a> Translator<'a> {
             match self.ids.get(key) {
                 Some(&id) => Item::Node(id),
                 None => {
-                    let node = node_of(Cow::Borrowed(key), a, opts.address_width);
+                    // Mostly the frame's short name: its `Arc` is shared, not copied.
+                    let node = if std::ptr::eq(key, &*f.short) {
+                        Node {
+                            key: f.short.clone(),
+                            addr: is_addr_key(key, a, opts.address_width).then_some(a),
+                        }
+                    } else {
+                        node_of(Cow::Borrowed(key), a, opts.address_width)
+                    };
                     let id = self.nodes.len() as u32;
                     self.ids.insert(node.key.clone(), id);
                     self.nodes.push(node);

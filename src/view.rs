@@ -894,7 +894,7 @@ impl Ctx<'_> {
     /// session's cache when it keeps one. Their notes are added to `notes`.
     fn trimmed(&self, key: TrimKey, notes: &mut Vec<String>) -> Arc<Trimmed> {
         let s = self.session;
-        let make = || {
+        let make_here = || {
             let mut merged = Stacks::default();
             merged.map.reserve(
                 key.profiles
@@ -931,6 +931,17 @@ impl Ctx<'_> {
             }
             notes.extend(graph::unnamed_share_note(&stacks, &s.symbols));
             Trimmed::new(stacks, total, notes)
+        };
+        let make = || {
+            // The text table's translation wants pprof's renames, a pass over every name
+            // (each a cache miss on a large table): made on the other core meanwhile.
+            let aside = self.fast_text() && s.symbols.len() >= 10_000;
+            std::thread::scope(|scope| {
+                if aside {
+                    scope.spawn(|| s.renames());
+                }
+                make_here()
+            })
         };
         // The notes are said once: when the stacks are made (a session that keeps them, the
         // shell, says them at its first report, as pprof says them once).
