@@ -343,8 +343,7 @@ fn sample_fields(t: &[u8]) -> Option<[Option<&[u8]>; 5]> {
 
 /// True for the line that starts the memory map section; reads the section into `p`.
 fn maybe_maps(l: &Line<'_>, lines: &mut Lines<'_>, path: &Path, p: &mut Profile) -> bool {
-    let t = l.text;
-    if t.starts_with(b"MAPPED_LIBRARIES:") || t.starts_with(b"--- Memory map:") {
+    if is_maps(l.text) {
         maps::read_section(lines, path, p);
         true
     } else {
@@ -366,49 +365,172 @@ pub fn parse_text(lines: &mut Lines<'_>, header: &Header<'_>, path: &Path) -> Re
     let (sampling, period) = sampling_of(header.text, &mut p.notes);
     p.sampling = sampling;
     p.period = period;
-    while let Some(l) = lines.next_line() {
-        if maybe_maps(&l, lines, path, &mut p) {
-            break;
-        }
-        let t = l.text.trim_ascii();
-        if t.is_empty() || t.starts_with(b"#") {
-            continue;
-        }
-        if !l.terminated {
-            // The file ends in the middle of this line: what it holds cannot be trusted
-            // (an address cut short is another address).
+    let ctx = Records {
+        path,
+        sampling,
+        adjust: header.adjust,
+    };
+    if let Some((samples, stop)) = ctx.read_in_halves(lines, split_from()) {
+        p.samples = samples?;
+        if let Stop::Cut(l) = stop {
             cut_short(&mut p, path, &l);
-            break;
+            return Ok(p);
         }
-        let Some(c) = sample_fields(t).or_else(|| {
-            sample_re()
-                .captures(t)
-                .map(|c| std::array::from_fn(|i| c.get(i + 1).map(|m| m.as_bytes())))
-        }) else {
-            let what = if l.terminated {
-                "bad sample line"
-            } else {
-                "truncated sample line"
-            };
-            return Err(Error::format(
-                path,
-                Location::Line(l.number),
-                format!("{what} {:?}", lines::shorten(l.text, 60)),
-            ));
-        };
-        let n1 = count(c[0], path, &l)?;
-        let s1 = count(c[1], path, &l)?;
-        let n2 = count(c[2], path, &l)?;
-        let s2 = count(c[3], path, &l)?;
-        let (n1, s1) = scale_pair(sampling, n1, s1);
-        let (n2, s2) = scale_pair(sampling, n2, s2);
-        let stack = parse_stack(c[4].unwrap_or(b""), path, l.number, header.adjust)?;
-        p.samples.push(Sample {
-            stack,
-            values: vec![n1, s1, n2, s2],
-        });
+    }
+    let (samples, stop) = ctx.read(lines)?;
+    p.samples.extend(samples);
+    match stop {
+        Stop::End => {}
+        Stop::Cut(l) => cut_short(&mut p, path, &l),
+        Stop::Maps(l) => {
+            maybe_maps(&l, lines, path, &mut p);
+        }
     }
     Ok(p)
+}
+
+/// A text profile's records of at least this many bytes are read in two halves.
+const SPLIT_FROM: usize = 1 << 20;
+
+#[cfg(test)]
+thread_local! {
+    /// [`SPLIT_FROM`] for the tests of this thread.
+    static SPLIT_FROM_HERE: std::cell::Cell<usize> = const { std::cell::Cell::new(SPLIT_FROM) };
+}
+
+fn split_from() -> usize {
+    #[cfg(test)]
+    return SPLIT_FROM_HERE.with(|c| c.get());
+    #[cfg(not(test))]
+    SPLIT_FROM
+}
+
+/// Where the records of a heap profile stop: what ended them.
+enum Stop<'a> {
+    /// The end of the data.
+    End,
+    /// A last line with no line end (the file was cut there).
+    Cut(Line<'a>),
+    /// The first line of the memory map.
+    Maps(Line<'a>),
+}
+
+/// How a heap profile's records are read.
+struct Records<'p> {
+    path: &'p Path,
+    sampling: HeapSampling,
+    adjust: bool,
+}
+
+impl Records<'_> {
+    /// The records from the next line of `lines` until the data or the records end.
+    fn read<'a>(&self, lines: &mut Lines<'a>) -> Result<(Vec<Sample>, Stop<'a>)> {
+        let path = self.path;
+        let mut samples = Vec::new();
+        while let Some(l) = lines.next_line() {
+            if is_maps(l.text) {
+                return Ok((samples, Stop::Maps(l)));
+            }
+            let t = l.text.trim_ascii();
+            if t.is_empty() || t.starts_with(b"#") {
+                continue;
+            }
+            if !l.terminated {
+                // The file ends in the middle of this line: what it holds cannot be trusted
+                // (an address cut short is another address).
+                return Ok((samples, Stop::Cut(l)));
+            }
+            let Some(c) = sample_fields(t).or_else(|| {
+                sample_re()
+                    .captures(t)
+                    .map(|c| std::array::from_fn(|i| c.get(i + 1).map(|m| m.as_bytes())))
+            }) else {
+                return Err(Error::format(
+                    path,
+                    Location::Line(l.number),
+                    format!("bad sample line {:?}", lines::shorten(l.text, 60)),
+                ));
+            };
+            let n1 = count(c[0], path, &l)?;
+            let s1 = count(c[1], path, &l)?;
+            let n2 = count(c[2], path, &l)?;
+            let s2 = count(c[3], path, &l)?;
+            let (n1, s1) = scale_pair(self.sampling, n1, s1);
+            let (n2, s2) = scale_pair(self.sampling, n2, s2);
+            let stack = parse_stack(c[4].unwrap_or(b""), path, l.number, self.adjust)?;
+            samples.push(Sample {
+                stack,
+                values: vec![n1, s1, n2, s2],
+            });
+        }
+        Ok((samples, Stop::End))
+    }
+
+    /// [`Records::read`] of a large profile's records (up to its memory map) in two halves
+    /// on two cores; `lines` is left at the line after them (the map's first). The first
+    /// half's error comes first, as when read in a row. `None` when the records are not
+    /// large enough to be worth it (`lines` is left as it was).
+    fn read_in_halves<'a>(
+        &self,
+        lines: &mut Lines<'a>,
+        from: usize,
+    ) -> Option<(Result<Vec<Sample>>, Stop<'a>)> {
+        let data = lines.data();
+        let start = lines.offset();
+        let end = records_end(data, start);
+        if end.saturating_sub(start) < from {
+            return None;
+        }
+        let middle = start + (end - start) / 2;
+        let split = middle + memchr::memchr(b'\n', &data[middle..end])? + 1;
+        let before = lines.line_no();
+        let (first, (second, last)) = std::thread::scope(|scope| {
+            let second = scope.spawn(|| {
+                let number = before + memchr::memchr_iter(b'\n', &data[start..split]).count();
+                let mut part = Lines::part(data, split, end, number);
+                let r = self.read(&mut part);
+                (r, part.line_no())
+            });
+            let first = self.read(&mut Lines::part(data, start, split, before));
+            let second = second
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e));
+            (first, second)
+        });
+        lines.resume_at(end, last);
+        match (first, second) {
+            (Err(e), _) | (Ok((_, Stop::End)), Err(e)) => Some((Err(e), Stop::End)),
+            (Ok((mut a, Stop::End)), Ok((b, stop @ (Stop::End | Stop::Cut(_))))) => {
+                a.extend(b);
+                Some((Ok(a), stop))
+            }
+            // Not met (the first half's lines all end in a line end, and the map begins at
+            // `end`): read in a row instead.
+            _ => {
+                lines.resume_at(start, before);
+                None
+            }
+        }
+    }
+}
+
+/// True when line `t` begins a memory map.
+fn is_maps(t: &[u8]) -> bool {
+    t.starts_with(b"MAPPED_LIBRARIES:") || t.starts_with(b"--- Memory map:")
+}
+
+/// The offset of the first line at or after byte `start` (a line's first byte) that begins
+/// a memory map, or the end of `data`.
+fn records_end(data: &[u8], start: usize) -> usize {
+    let rest = data.get(start..).unwrap_or_default();
+    if is_maps(rest) {
+        return start;
+    }
+    [b"\nMAPPED_LIBRARIES:".as_slice(), b"\n--- Memory map:"]
+        .iter()
+        .filter_map(|m| memchr::memmem::find(rest, m))
+        .min()
+        .map_or(data.len(), |i| start + i + 1)
 }
 
 /// A `heap profile:` header that is not `heap profile: N: N [N: N]` (then, optionally,
@@ -568,6 +690,59 @@ pub fn parse_jemalloc(lines: &mut Lines<'_>, header: &Header<'_>, path: &Path) -
 
 #[cfg(test)]
 mod tests {
+    /// Records read in two halves are read as in a row: testdata's text heap profiles,
+    /// whole, cut at many places, and with a broken record in either half or in both.
+    #[test]
+    fn records_read_in_halves_are_read_as_in_a_row() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
+        let files = [
+            "t-heap/theap.hprof.0001.heap",
+            "t-heap/theap.hprof.0003.heap",
+            "t-heap/theap.growth",
+            "t-rust/trust.hprof.0002.heap",
+            "t-trend/ttrend.hprof.0004.heap",
+        ];
+        let parse = |data: &[u8], path: &Path, from: usize| {
+            SPLIT_FROM_HERE.with(|c| c.set(from));
+            let r = format!("{:?}", crate::profile::parse(data, path));
+            SPLIT_FROM_HERE.with(|c| c.set(SPLIT_FROM));
+            r
+        };
+        let mut split = 0;
+        for f in files {
+            let path = root.join(f);
+            // (Test code: the project's own test data; no input reaches this.)
+            let data = std::fs::read(&path).expect("testdata profile");
+            let maps = memchr::memmem::find(&data, b"\nMAPPED_LIBRARIES:").unwrap_or(data.len());
+            // A record line broken at about `at` of the records.
+            let broken = |data: &mut Vec<u8>, at: f64| {
+                let i = (maps as f64 * at) as usize;
+                if let Some(n) = memchr::memchr(b'\n', &data[i..maps]) {
+                    data[i + n + 1] = b'x';
+                }
+            };
+            let mut variants: Vec<Vec<u8>> = vec![data.clone()];
+            for at in [0.25, 0.75] {
+                let mut d = data.clone();
+                broken(&mut d, at);
+                variants.push(d);
+            }
+            let mut both = data.clone();
+            broken(&mut both, 0.25);
+            broken(&mut both, 0.75);
+            variants.push(both);
+            for k in 1..40 {
+                variants.push(data[..data.len() * k / 40].to_vec());
+            }
+            for v in &variants {
+                let row = parse(v, &path, usize::MAX);
+                assert_eq!(parse(v, &path, 0), row, "{f}, {} bytes", v.len());
+                split += usize::from(row.contains("Ok("));
+            }
+        }
+        assert!(split > 20, "only {split} profiles read");
+    }
+
     use super::*;
 
     /// The regex's groups, as `sample_fields` gives them.

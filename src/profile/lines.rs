@@ -27,6 +27,27 @@ impl<'a> Lines<'a> {
         }
     }
 
+    /// The lines of `data[..end]` from byte `pos` (a line's first byte), numbered on from
+    /// line `number`: one part of a buffer, with the whole buffer's numbers and offsets.
+    pub fn part(data: &'a [u8], pos: usize, end: usize, number: usize) -> Lines<'a> {
+        Lines {
+            data: data.get(..end).unwrap_or(data),
+            pos,
+            number,
+        }
+    }
+
+    /// The whole buffer.
+    pub fn data(&self) -> &'a [u8] {
+        self.data
+    }
+
+    /// Goes on from byte `pos` (a line's first byte), the line before it being line `number`.
+    pub fn resume_at(&mut self, pos: usize, number: usize) {
+        self.pos = pos;
+        self.number = number;
+    }
+
     /// The next line, or `None` at the end of the data.
     pub fn next_line(&mut self) -> Option<Line<'a>> {
         if self.pos >= self.data.len() {
