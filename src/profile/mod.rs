@@ -175,13 +175,52 @@ impl Profile {
     /// Every distinct address in the samples (and per-thread samples), sorted.
     pub fn addresses(&self) -> Vec<u64> {
         // Stacks repeat their frames many times over: a set first, then a sort of the few.
-        let mut seen: rustc_hash::FxHashSet<u64> = Default::default();
-        seen.reserve(self.samples.len().min(1 << 20));
-        for s in self.samples.iter().chain(self.threads.values().flatten()) {
-            seen.extend(s.stack.iter().copied());
+        let distinct = |samples: &[Sample], threads: bool| {
+            let mut seen: rustc_hash::FxHashSet<u64> = Default::default();
+            seen.reserve(samples.len().min(1 << 20));
+            for s in samples {
+                seen.extend(s.stack.iter().copied());
+            }
+            if threads {
+                for s in self.threads.values().flatten() {
+                    seen.extend(s.stack.iter().copied());
+                }
+            }
+            let mut v: Vec<u64> = seen.into_iter().collect();
+            v.sort_unstable();
+            v
+        };
+        if self.samples.len() < 8192 {
+            return distinct(&self.samples, true);
         }
-        let mut v: Vec<u64> = seen.into_iter().collect();
-        v.sort_unstable();
+        // Many samples: two halves on two cores, then merged.
+        let (a, b) = self.samples.split_at(self.samples.len() / 2);
+        let (a, b) = std::thread::scope(|scope| {
+            let b = scope.spawn(|| distinct(b, false));
+            let a = distinct(a, true);
+            (a, b.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+        });
+        let mut v = Vec::with_capacity(a.len().max(b.len()) * 5 / 4);
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() && j < b.len() {
+            match a[i].cmp(&b[j]) {
+                std::cmp::Ordering::Less => {
+                    v.push(a[i]);
+                    i += 1;
+                }
+                std::cmp::Ordering::Greater => {
+                    v.push(b[j]);
+                    j += 1;
+                }
+                std::cmp::Ordering::Equal => {
+                    v.push(a[i]);
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        v.extend_from_slice(&a[i..]);
+        v.extend_from_slice(&b[j..]);
         v
     }
 }
@@ -517,7 +556,47 @@ impl fmt::Display for Profile {
 
 #[cfg(test)]
 mod tests {
-    use super::{hex_digits, parse_hex};
+    use super::{Format, Kind, Profile, Sample, hex_digits, parse_hex};
+
+    /// A profile's distinct addresses, collected in halves for many samples and at once for
+    /// few, are every address of its stacks and threads once, in order.
+    #[test]
+    fn distinct_addresses_are_every_address_once() {
+        for n in [10, 8191, 8192, 20_001] {
+            let mut p = Profile::new(Kind::Heap, Format::HeapText, String::new());
+            let mut x: u64 = 88_172_645_463_325_252;
+            for i in 0..n {
+                let depth = 1 + i % 17;
+                let stack = (0..depth)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        // Few distinct addresses, some only in one half.
+                        0x40_0000 + x % if i < n / 2 { 5000 } else { 9000 }
+                    })
+                    .collect();
+                p.samples.push(Sample {
+                    stack,
+                    values: vec![1.0],
+                });
+            }
+            p.threads.insert(
+                7,
+                vec![Sample {
+                    stack: vec![1, u64::MAX],
+                    values: vec![1.0],
+                }],
+            );
+            let want: std::collections::BTreeSet<u64> = p
+                .samples
+                .iter()
+                .chain(p.threads.values().flatten())
+                .flat_map(|s| s.stack.iter().copied())
+                .collect();
+            assert_eq!(p.addresses(), want.into_iter().collect::<Vec<_>>(), "{n}");
+        }
+    }
 
     /// The plain reading of a hex address: digit by digit, at most 16 after leading zeros.
     fn reference(s: &[u8]) -> Option<u64> {
