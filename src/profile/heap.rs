@@ -708,7 +708,7 @@ mod tests {
             SPLIT_FROM_HERE.with(|c| c.set(SPLIT_FROM));
             r
         };
-        let mut split = 0;
+        let mut read = 0;
         for f in files {
             let path = root.join(f);
             // (Test code: the project's own test data; no input reaches this.)
@@ -737,10 +737,10 @@ mod tests {
             for v in &variants {
                 let row = parse(v, &path, usize::MAX);
                 assert_eq!(parse(v, &path, 0), row, "{f}, {} bytes", v.len());
-                split += usize::from(row.contains("Ok("));
+                read += usize::from(row.contains("Ok("));
             }
         }
-        assert!(split > 20, "only {split} profiles read");
+        assert!(read > 20, "only {read} profiles read");
     }
 
     use super::*;
