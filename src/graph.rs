@@ -765,7 +765,7 @@ fn tag_of(full: &str) -> Option<&str> {
 /// pprof's `ReduceProfile`: names each frame at the chosen granularity (`TranslateStack`),
 /// keeps each name once per stack, and sums stacks that become equal.
 pub fn reduce(stacks: &Stacks, symbols: &SymbolTable, opts: &Options) -> Reduced {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = crate::cores();
     reduce_on(stacks, symbols, opts, threads)
 }
 
@@ -816,7 +816,7 @@ const PARALLEL_STACKS: usize = 20_000;
 /// over the first half here while another thread does the second half. The second half's
 /// result, when there is one, is the second.
 fn in_halves<T: Send>(n: usize, f: impl Fn(std::ops::Range<usize>) -> T + Sync) -> (T, Option<T>) {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = crate::cores();
     if n < PARALLEL_STACKS || threads < 2 {
         return (f(0..n), None);
     }

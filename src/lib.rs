@@ -58,3 +58,10 @@ pub mod trend;
 pub mod units;
 pub mod view;
 pub mod web;
+
+/// The cores this process may use (at least 1), read once: the standard library reads the
+/// cgroup's files again at each call.
+pub fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}

@@ -935,7 +935,7 @@ impl Ctx<'_> {
         let make = || {
             // The text table's translation wants pprof's renames, a pass over every name
             // (each a cache miss on a large table): made on the other core meanwhile.
-            let aside = self.fast_text() && s.symbols.len() >= 10_000;
+            let aside = self.fast_text() && s.symbols.len() >= 10_000 && crate::cores() >= 2;
             std::thread::scope(|scope| {
                 if aside {
                     scope.spawn(|| s.renames());

@@ -398,11 +398,16 @@ thread_local! {
     static SPLIT_FROM_HERE: std::cell::Cell<usize> = const { std::cell::Cell::new(SPLIT_FROM) };
 }
 
+/// [`SPLIT_FROM`], or never on one core.
 fn split_from() -> usize {
     #[cfg(test)]
     return SPLIT_FROM_HERE.with(|c| c.get());
     #[cfg(not(test))]
-    SPLIT_FROM
+    if crate::cores() < 2 {
+        usize::MAX
+    } else {
+        SPLIT_FROM
+    }
 }
 
 /// Where the records of a heap profile stop: what ended them.

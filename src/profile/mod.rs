@@ -190,7 +190,7 @@ impl Profile {
             v.sort_unstable();
             v
         };
-        if self.samples.len() < 8192 {
+        if self.samples.len() < 8192 || crate::cores() < 2 {
             return distinct(&self.samples, true);
         }
         // Many samples: two halves on two cores, then merged.

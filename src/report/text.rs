@@ -131,11 +131,16 @@ thread_local! {
     static HALVES_FROM_HERE: std::cell::Cell<usize> = const { std::cell::Cell::new(HALVES_FROM) };
 }
 
+/// [`HALVES_FROM`], or never on one core.
 fn halves_from() -> usize {
     #[cfg(test)]
     return HALVES_FROM_HERE.with(|c| c.get());
     #[cfg(not(test))]
-    HALVES_FROM
+    if crate::cores() < 2 {
+        usize::MAX
+    } else {
+        HALVES_FROM
+    }
 }
 
 /// Appends the table's line of node `i` (none when its flat and cumulative values are 0);

@@ -717,7 +717,7 @@ impl<'a> Tables<'a> {
         let mut todo: Vec<usize> = (0..self.units.len())
             .filter(|&u| want[u] && self.parsed[u].get().is_none())
             .collect();
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads = crate::cores();
         if todo.len() < 2 || threads < 2 {
             let mut sc = Scratch::default();
             for &u in &todo {
