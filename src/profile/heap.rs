@@ -392,17 +392,23 @@ pub fn parse_text(lines: &mut Lines<'_>, header: &Header<'_>, path: &Path) -> Re
 /// A text profile's records of at least this many bytes are read in two halves.
 const SPLIT_FROM: usize = 1 << 20;
 
-#[cfg(test)]
+#[cfg(any(test, fuzzing))]
 thread_local! {
-    /// [`SPLIT_FROM`] for the tests of this thread.
+    /// [`SPLIT_FROM`] for the tests and fuzz runs of this thread.
     static SPLIT_FROM_HERE: std::cell::Cell<usize> = const { std::cell::Cell::new(SPLIT_FROM) };
+}
+
+/// Fuzzing: [`SPLIT_FROM`] for this thread.
+#[cfg(fuzzing)]
+pub(super) fn set_split_from(bytes: usize) {
+    SPLIT_FROM_HERE.with(|c| c.set(bytes));
 }
 
 /// [`SPLIT_FROM`], or never on one core.
 fn split_from() -> usize {
-    #[cfg(test)]
+    #[cfg(any(test, fuzzing))]
     return SPLIT_FROM_HERE.with(|c| c.get());
-    #[cfg(not(test))]
+    #[cfg(not(any(test, fuzzing)))]
     if crate::cores() < 2 {
         usize::MAX
     } else {
