@@ -382,9 +382,7 @@ pub fn parse_text(lines: &mut Lines<'_>, header: &Header<'_>, path: &Path) -> Re
     match stop {
         Stop::End => {}
         Stop::Cut(l) => cut_short(&mut p, path, &l),
-        Stop::Maps(l) => {
-            maybe_maps(&l, lines, path, &mut p);
-        }
+        Stop::Maps => maps::read_section(lines, path, &mut p),
     }
     Ok(p)
 }
@@ -422,8 +420,8 @@ enum Stop<'a> {
     End,
     /// A last line with no line end (the file was cut there).
     Cut(Line<'a>),
-    /// The first line of the memory map.
-    Maps(Line<'a>),
+    /// The first line of the memory map (read: the map's lines follow).
+    Maps,
 }
 
 /// How a heap profile's records are read.
@@ -440,7 +438,7 @@ impl Records<'_> {
         let mut samples = Vec::new();
         while let Some(l) = lines.next_line() {
             if is_maps(l.text) {
-                return Ok((samples, Stop::Maps(l)));
+                return Ok((samples, Stop::Maps));
             }
             let t = l.text.trim_ascii();
             if t.is_empty() || t.starts_with(b"#") {

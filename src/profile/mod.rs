@@ -208,27 +208,11 @@ impl Profile {
             let a = distinct(a, true);
             (a, b.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
         });
-        let mut v = Vec::with_capacity(a.len().max(b.len()) * 5 / 4);
-        let (mut i, mut j) = (0, 0);
-        while i < a.len() && j < b.len() {
-            match a[i].cmp(&b[j]) {
-                std::cmp::Ordering::Less => {
-                    v.push(a[i]);
-                    i += 1;
-                }
-                std::cmp::Ordering::Greater => {
-                    v.push(b[j]);
-                    j += 1;
-                }
-                std::cmp::Ordering::Equal => {
-                    v.push(a[i]);
-                    i += 1;
-                    j += 1;
-                }
-            }
-        }
-        v.extend_from_slice(&a[i..]);
-        v.extend_from_slice(&b[j..]);
+        // Two sorted runs: the standard library's stable sort merges them in one pass.
+        let mut v = a;
+        v.extend(b);
+        v.sort();
+        v.dedup();
         v
     }
 }

@@ -102,9 +102,24 @@ pub fn write_table(
         let mut text = Vec::with_capacity(part.len() * 64);
         let mut field = Vec::with_capacity(32);
         for (&(_, _, i), &running) in part.iter().zip(runs) {
-            push_line(
-                &mut text, &mut field, i, running, reduced, total, symbols, o,
-            );
+            let (f, c) = (flat[i], cum[i]);
+            if f == 0.0 && c == 0.0 {
+                continue;
+            }
+            // The line is put together by hand: the formatting machinery costs more than
+            // the rest of the report on a profile of many functions.
+            for (width, value) in [(8, f), (6, f), (6, running), (8, c), (6, c)] {
+                field.clear();
+                if width == 8 {
+                    o.measure.push_unparse(&mut field, value);
+                } else {
+                    push_percent(&mut field, value, total);
+                }
+                push_right(&mut text, width, &field);
+                text.push(b' ');
+            }
+            push_node_name(&mut text, &reduced.nodes[i], symbols, o.granularity);
+            text.push(b'\n');
         }
         text
     };
@@ -141,40 +156,6 @@ fn halves_from() -> usize {
     } else {
         HALVES_FROM
     }
-}
-
-/// Appends the table's line of node `i` (none when its flat and cumulative values are 0);
-/// `running`: the flat values of the lines before it and its own; `field`: room for a number.
-#[allow(clippy::too_many_arguments)]
-fn push_line(
-    text: &mut Vec<u8>,
-    field: &mut Vec<u8>,
-    i: usize,
-    running: f64,
-    reduced: &Reduced,
-    total: f64,
-    symbols: &SymbolTable,
-    o: &TextOptions,
-) {
-    let f = reduced.flat[i];
-    let c = reduced.cum[i];
-    if f == 0.0 && c == 0.0 {
-        return;
-    }
-    // The line is put together by hand: the formatting machinery costs more than the rest
-    // of the report on a profile of many functions.
-    for (width, value) in [(8, f), (6, f), (6, running), (8, c), (6, c)] {
-        field.clear();
-        if width == 8 {
-            o.measure.push_unparse(field, value);
-        } else {
-            push_percent(field, value, total);
-        }
-        push_right(text, width, field);
-        text.push(b' ');
-    }
-    push_node_name(text, &reduced.nodes[i], symbols, o.granularity);
-    text.push(b'\n');
 }
 
 /// A number whose ascending order is `v`'s descending order (-0 as 0; a NaN, which no
