@@ -12,6 +12,7 @@
 
 mod contention;
 mod cpu;
+mod distinct;
 mod heap;
 mod lines;
 pub mod maps;
@@ -182,38 +183,11 @@ impl Profile {
 
     /// Every distinct address in the samples (and per-thread samples), sorted.
     pub fn addresses(&self) -> Vec<u64> {
-        // Stacks repeat their frames many times over: a set first, then a sort of the few.
-        let distinct = |samples: &[Sample], threads: bool| {
-            let mut seen: rustc_hash::FxHashSet<u64> = Default::default();
-            seen.reserve(samples.len().min(1 << 20));
-            for s in samples {
-                seen.extend(s.stack.iter().copied());
-            }
-            if threads {
-                for s in self.threads.values().flatten() {
-                    seen.extend(s.stack.iter().copied());
-                }
-            }
-            let mut v: Vec<u64> = seen.into_iter().collect();
-            v.sort_unstable();
-            v
-        };
-        if self.samples.len() < 8192 || crate::cores() < 2 {
-            return distinct(&self.samples, true);
-        }
-        // Many samples: two halves on two cores, then merged.
-        let (a, b) = self.samples.split_at(self.samples.len() / 2);
-        let (a, b) = std::thread::scope(|scope| {
-            let b = scope.spawn(|| distinct(b, false));
-            let a = distinct(a, true);
-            (a, b.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-        });
-        // Two sorted runs: the standard library's stable sort merges them in one pass.
-        let mut v = a;
-        v.extend(b);
-        v.sort();
-        v.dedup();
-        v
+        distinct::addresses(
+            &self.samples,
+            self.threads.values().flatten(),
+            &self.mappings,
+        )
     }
 }
 
@@ -556,6 +530,10 @@ mod tests {
     fn distinct_addresses_are_every_address_once() {
         for n in [10, 8191, 8192, 20_001] {
             let mut p = Profile::new(Kind::Heap, Format::HeapText, String::new());
+            // Part of the addresses in an executable mapping (given bits), part outside.
+            p.mappings = super::maps::parse_line(b"400000-401000 r-xp 00000000 08:01 1 /bin/x", 1)
+                .into_iter()
+                .collect();
             let mut x: u64 = 88_172_645_463_325_252;
             for i in 0..n {
                 let depth = 1 + i % 17;
