@@ -25,7 +25,7 @@ use rustc_hash::FxHashMap;
 use super::{Frame, NO_ENTRY};
 
 /// The first bytes of an entry (the format's version is the last digit).
-const MAGIC: &[u8; 8] = b"RPSYMC02";
+const MAGIC: &[u8; 8] = b"RPSYMC03";
 /// Entries are removed, oldest first, once the folder holds more than this (bytes), unless
 /// `RPPROF_CACHE_MAX_MB` says otherwise.
 const DEFAULT_MAX_BYTES: u64 = 512 << 20;
@@ -417,6 +417,12 @@ impl Writer {
     fn str(&mut self, s: &str) {
         self.bytes(s.as_bytes());
     }
+    /// Writes `v` over the eight bytes at `at` (a number known once what follows is written).
+    fn u64_at(&mut self, at: usize, v: u64) {
+        if let Some(b) = self.0.get_mut(at..at + 8) {
+            b.copy_from_slice(&v.to_le_bytes());
+        }
+    }
 }
 
 struct Reader<'a> {
@@ -466,6 +472,99 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// The head of a list of records written with where its second half starts: the number of
+/// records, a number about all of them (the frames of a call's addresses; 0 for strings),
+/// the records in the first half, the number about those, and the first half's bytes. A
+/// large list is decoded in its two halves on two cores.
+#[derive(Debug, Clone, Copy)]
+struct Halves {
+    n: usize,
+    extra: usize,
+    first: usize,
+    first_extra: usize,
+    first_bytes: usize,
+}
+
+impl Halves {
+    fn read(r: &mut Reader<'_>) -> Result<Halves, String> {
+        let at = r.at;
+        let mut v = [0usize; 5];
+        for x in &mut v {
+            *x = r.len()?;
+        }
+        let [n, extra, first, first_extra, first_bytes] = v;
+        if first > n || first_extra > extra || first_bytes > r.data.len() - r.at {
+            return Err(format!("bad list head at byte {at}"));
+        }
+        Ok(Halves {
+            n,
+            extra,
+            first,
+            first_extra,
+            first_bytes,
+        })
+    }
+
+    /// The list's records, decoded by `part` (a reader, how many records to read, and the
+    /// number about them) in two parts, in order: on two cores when there are many.
+    fn decode<T: Send>(
+        r: &mut Reader<'_>,
+        h: Halves,
+        part: impl Fn(&mut Reader<'_>, usize, usize) -> Result<T, String> + Sync,
+    ) -> Result<[T; 2], String> {
+        let mid = r.at + h.first_bytes;
+        let whole = r.data;
+        let start = r.at;
+        let first = || -> Result<T, String> {
+            let mut a = Reader {
+                data: whole.get(..mid).unwrap_or_default(),
+                at: start,
+            };
+            let t = part(&mut a, h.first, h.first_extra)?;
+            if a.at != mid {
+                return Err(format!("a list's first half does not end at byte {mid}"));
+            }
+            Ok(t)
+        };
+        let second = || -> Result<(T, usize), String> {
+            let mut b = Reader {
+                data: whole,
+                at: mid,
+            };
+            let t = part(&mut b, h.n - h.first, h.extra - h.first_extra)?;
+            Ok((t, b.at))
+        };
+        let (a, b) = if h.n >= parallel_from() && crate::cores() >= 2 {
+            std::thread::scope(|scope| {
+                let b = scope.spawn(second);
+                let a = first();
+                (a, b.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            })
+        } else {
+            (first(), second())
+        };
+        // The first half's error first, as a reading in a row would find it.
+        let a = a?;
+        let (b, end) = b?;
+        r.at = end;
+        Ok([a, b])
+    }
+}
+
+/// Records from which a list is decoded in two halves on two cores.
+fn parallel_from() -> usize {
+    #[cfg(test)]
+    if let Some(n) = PARALLEL_FROM.with(|p| p.get()) {
+        return n;
+    }
+    4096
+}
+
+#[cfg(test)]
+thread_local! {
+    static PARALLEL_FROM: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
+
 /// An entry's bytes (as [`Cache::put`] writes them, [`decode`] reads them).
 #[cfg(test)]
 fn encode(key: &Key, answers: &Answers<'_>) -> Vec<u8> {
@@ -509,12 +608,24 @@ fn encode_parts(key: &Key, answers: &Answers<'_>) -> [Vec<u8>; 3] {
         for w in warnings.iter() {
             calls.str(w);
         }
+        // The addresses, their frames, and where the second half of them starts (see
+        // [`Halves`]), filled in once written.
         calls.u64(frames.len() as u64);
-        for f in frames {
+        let head = calls.0.len();
+        for _ in 0..4 {
+            calls.u64(0);
+        }
+        let half = frames.len() / 2;
+        let (mut total, mut first) = (0u64, (0u64, 0u64));
+        for (i, f) in frames.iter().enumerate() {
+            if i == half {
+                first = (total, (calls.0.len() - head - 32) as u64);
+            }
             match f {
                 None => calls.u32(NO_ENTRY),
                 Some(frames) => {
                     calls.u32(frames.len() as u32);
+                    total += frames.len() as u64;
                     for fr in frames.iter() {
                         let f = number(&fr.function, &mut strings, &mut index);
                         calls.u32(f);
@@ -524,6 +635,15 @@ fn encode_parts(key: &Key, answers: &Answers<'_>) -> [Vec<u8>; 3] {
                     }
                 }
             }
+        }
+        if half == frames.len() {
+            first = (total, (calls.0.len() - head - 32) as u64);
+        }
+        for (k, v) in [total, half as u64, first.0, first.1]
+            .into_iter()
+            .enumerate()
+        {
+            calls.u64_at(head + 8 * k, v);
         }
     }
     let names: usize = strings.iter().map(|s| 8 + s.len()).sum();
@@ -536,7 +656,11 @@ fn encode_parts(key: &Key, answers: &Answers<'_>) -> [Vec<u8>; 3] {
     w.bytes(&key.w.0);
     w.u8(u8::from(answers.nm_empty));
     w.u8(u8::from(answers.has_dwarf));
-    w.u64(strings.len() as u64);
+    let half = strings.len() / 2;
+    for v in [strings.len(), 0, half, 0] {
+        w.u64(v as u64);
+    }
+    w.u64(strings[..half].iter().map(|s| 8 + s.len() as u64).sum());
     for s in &strings {
         w.str(s);
     }
@@ -576,10 +700,17 @@ fn decode(data: &[u8], question: &[u8]) -> Result<Entry, String> {
     }
     let nm_empty = r.u8()? != 0;
     let has_dwarf = r.u8()? != 0;
-    let n = r.len()?;
-    let mut strings: Vec<Arc<str>> = Vec::with_capacity(n);
-    for _ in 0..n {
-        strings.push(Arc::from(r.str()?));
+    let list = Halves::read(&mut r)?;
+    let parts = Halves::decode(&mut r, list, |r, n, _| {
+        let mut strings = Vec::with_capacity(n);
+        for _ in 0..n {
+            strings.push(Arc::from(r.str()?));
+        }
+        Ok(strings)
+    })?;
+    let mut strings: Vec<Arc<str>> = Vec::with_capacity(list.n);
+    for p in parts {
+        strings.extend(p);
     }
     let string = |i: u32, at: usize| -> Result<&Arc<str>, String> {
         strings
@@ -594,32 +725,49 @@ fn decode(data: &[u8], question: &[u8]) -> Result<Entry, String> {
         for _ in 0..nw {
             warnings.push(r.str()?.to_string());
         }
-        let nf = r.len()?;
-        let mut counts = Vec::with_capacity(nf);
-        let mut frames = Vec::with_capacity(nf);
-        for _ in 0..nf {
-            let k = r.u32()?;
-            counts.push(k);
-            if k == NO_ENTRY {
-                continue;
-            }
-            for _ in 0..k {
-                let at = r.at;
-                let function = string(r.u32()?, at)?.clone();
-                let short = string(r.u32()?, at)?.clone();
-                let fileline = r.str()?.to_string();
-                frames.push(Frame {
-                    function,
-                    fileline,
-                    short,
-                });
-            }
+        let at = r.at;
+        let list = Halves::read(&mut r)?;
+        // Each frame takes 16 bytes or more.
+        let total = list.extra;
+        if total > r.data.len() / 16 {
+            return Err(format!("bad number of frames {total} at byte {at}"));
         }
-        calls.push(Call {
+        let parts = Halves::decode(&mut r, list, |r, n, frames| {
+            let mut counts = Vec::with_capacity(n);
+            let mut frames = Vec::with_capacity(frames);
+            for _ in 0..n {
+                let k = r.u32()?;
+                counts.push(k);
+                if k == NO_ENTRY {
+                    continue;
+                }
+                for _ in 0..k {
+                    let at = r.at;
+                    let function = string(r.u32()?, at)?.clone();
+                    let short = string(r.u32()?, at)?.clone();
+                    let fileline = r.str()?.to_string();
+                    frames.push(Frame {
+                        function,
+                        fileline,
+                        short,
+                    });
+                }
+            }
+            Ok((counts, frames))
+        })?;
+        let mut call = Call {
             warnings,
-            counts,
-            frames,
-        });
+            counts: Vec::with_capacity(list.n),
+            frames: Vec::with_capacity(total),
+        };
+        for (counts, frames) in parts {
+            call.counts.extend(counts);
+            call.frames.extend(frames);
+        }
+        if call.frames.len() != total {
+            return Err(format!("bad number of frames {total} at byte {at}"));
+        }
+        calls.push(call);
     }
     if r.at != data.len() {
         return Err(format!("{} bytes left over at the end", data.len() - r.at));
@@ -664,8 +812,38 @@ mod tests {
         assert_eq!(header(&bytes), Some(("/bin/prog".to_string(), 3)));
     }
 
+    /// Read in halves on two cores or in a row, an entry reads back as written.
+    #[test]
+    fn entries_read_back_in_halves() {
+        let f = |n: &str, fl: &str| Frame::new(n, fl.to_string(), false);
+        let each: Vec<Option<Vec<Frame>>> = (0..9)
+            .map(|i| match i % 3 {
+                0 => None,
+                1 => Some(vec![f(&format!("f{i}"), "a.c:1")]),
+                _ => Some(vec![f("main", &format!("a.c:{i}")), f("g", "b.c:2")]),
+            })
+            .collect();
+        let entry = Entry {
+            calls: vec![
+                Call::new(vec![], each.clone()),
+                Call::new(vec!["w".into()], vec![]),
+                Call::new(vec![], each[..1].to_vec()),
+            ],
+            nm_empty: true,
+            has_dwarf: false,
+        };
+        let (key, _) = sample();
+        let bytes = encode(&key, &entry.answers());
+        for from in [1, 2, 5, usize::MAX] {
+            PARALLEL_FROM.with(|p| p.set(Some(from)));
+            assert_eq!(decode(&bytes, &key.w.0), Ok(entry.clone()), "from {from}");
+        }
+        PARALLEL_FROM.with(|p| p.set(None));
+    }
+
     /// Every cut and every changed byte (one bit or eight, in a name too) is refused, never
-    /// a panic; another question is refused.
+    /// a panic; another question is refused. With its checksum made again, a changed entry
+    /// is refused or read as some entry, read in halves or in a row alike, never a panic.
     #[test]
     fn damaged_entries_are_refused() {
         let (key, entry) = sample();
@@ -674,11 +852,22 @@ mod tests {
         for cut in 0..bytes.len() {
             assert!(decode(&bytes[..cut], &key.w.0).is_err(), "cut at {cut}");
         }
+        let resum = |b: &mut Vec<u8>| {
+            let n = b.len() - 4;
+            let crc = crc32fast::hash(&b[..n]);
+            b[n..].copy_from_slice(&crc.to_le_bytes());
+        };
         for i in 0..bytes.len() {
             for flip in [0x01, 0x20, 0xff] {
                 let mut b = bytes.clone();
                 b[i] ^= flip;
                 assert!(decode(&b, &key.w.0).is_err(), "byte {i} ^ {flip:#x}");
+                resum(&mut b);
+                let in_a_row = decode(&b, &key.w.0);
+                PARALLEL_FROM.with(|p| p.set(Some(1)));
+                let in_halves = decode(&b, &key.w.0);
+                PARALLEL_FROM.with(|p| p.set(None));
+                assert_eq!(in_a_row, in_halves, "byte {i} ^ {flip:#x}");
             }
         }
         let mut other = Key::new(Path::new("/bin/prog"), b"id");
