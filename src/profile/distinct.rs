@@ -248,6 +248,8 @@ mod tests {
         set.into_iter().collect()
     }
 
+    /// The addresses gathered with bits (for every budget of bits, in a row and in halves)
+    /// are those of a plain set, in order.
     #[test]
     fn distinct_addresses_with_bits_are_those_of_a_plain_set() {
         let maps = [
@@ -260,13 +262,7 @@ mod tests {
         ];
         // Addresses at each span's first and last byte, just outside, in a data mapping,
         // nowhere, repeated, 0 and the highest.
-        let mut rng = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
+        let mut next = crate::testing::xorshift(0x2545_f491_4f6c_dd1d);
         let edges = [
             0x10ff,
             0x1100,
@@ -321,6 +317,8 @@ mod tests {
         HALVES_FROM.with(|h| h.set(None));
     }
 
+    /// Bits go to executable mappings only, the largest first while the budget lasts, none
+    /// to one that overlaps a mapping already given bits.
     #[test]
     fn executable_mappings_get_bits_largest_first_without_overlaps() {
         let maps = [
