@@ -51,6 +51,7 @@ pub mod remote;
 pub mod report;
 pub mod session;
 pub mod shell;
+pub mod split;
 pub mod symbolize;
 #[cfg(test)]
 pub(crate) mod testing;

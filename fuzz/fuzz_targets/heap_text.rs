@@ -4,16 +4,17 @@
 
 use libfuzzer_sys::fuzz_target;
 use rpprof::profile;
+use rpprof::split::{self, Work};
 use std::path::Path;
 
 fuzz_target!(|data: &[u8]| {
     let data = rpprof_fuzz::with_prefix(b"heap profile:", data);
     let path = Path::new("fuzz.prof");
-    profile::set_heap_split_from(usize::MAX);
+    split::set(Work::HeapRecords, Some(usize::MAX));
     let in_a_row = format!("{:?}", profile::parse(&data, path));
-    profile::set_heap_split_from(0);
+    split::set(Work::HeapRecords, Some(0));
     let in_halves = format!("{:?}", profile::parse(&data, path));
-    profile::set_heap_split_from(usize::MAX);
+    split::set(Work::HeapRecords, None);
     assert_eq!(in_a_row, in_halves);
     rpprof_fuzz::read(&data);
 });

@@ -10,6 +10,7 @@
 use rustc_hash::FxHashSet;
 
 use super::{Mapping, Sample};
+use crate::split::Work;
 
 /// The most bytes of address space given a bit each (8 MiB of bitmap).
 const MAX_BITS: u64 = 1 << 26;
@@ -176,7 +177,7 @@ pub(super) fn addresses<'a>(
         }
     };
     let mut set = Set::new(&spans);
-    if samples.len() < halves_from() || crate::cores() < 2 {
+    if !Work::Addresses.halves(samples.len()) {
         fill(&mut set, samples);
     } else {
         let (a, b) = samples.split_at(samples.len() / 2);
@@ -199,20 +200,6 @@ pub(super) fn addresses<'a>(
         }
     }
     set.into_sorted()
-}
-
-/// Samples from which the addresses are gathered in two halves, on two cores.
-fn halves_from() -> usize {
-    #[cfg(test)]
-    if let Some(n) = HALVES_FROM.with(|h| h.get()) {
-        return n;
-    }
-    8192
-}
-
-#[cfg(test)]
-thread_local! {
-    static HALVES_FROM: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
 }
 
 #[cfg(test)]
@@ -295,7 +282,7 @@ mod tests {
         let want = plain(&samples, &more);
         for bits in [0, 64, 0x3f00, MAX_BITS] {
             for halves in [usize::MAX, 1, 100] {
-                HALVES_FROM.with(|h| h.set(Some(halves)));
+                crate::split::set(Work::Addresses, Some(halves));
                 let spans = spans(&maps, bits);
                 let got = {
                     let mut set = Set::new(&spans);
@@ -314,7 +301,7 @@ mod tests {
                 );
             }
         }
-        HALVES_FROM.with(|h| h.set(None));
+        crate::split::set(Work::Addresses, None);
     }
 
     /// Bits go to executable mappings only, the largest first while the budget lasts, none

@@ -23,6 +23,7 @@ use regex::bytes::Regex;
 use super::lines::{self, Line, Lines};
 use super::{Format, HEAP_TYPES, Header, HeapSampling, Kind, Profile, Sample, maps, parse_hex};
 use crate::error::{Error, Location, Result};
+use crate::split::Work;
 
 fn header_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
@@ -370,7 +371,7 @@ pub fn parse_text(lines: &mut Lines<'_>, header: &Header<'_>, path: &Path) -> Re
         sampling,
         adjust: header.adjust,
     };
-    if let Some((samples, stop)) = ctx.read_in_halves(lines, split_from()) {
+    if let Some((samples, stop)) = ctx.read_in_halves(lines) {
         p.samples = samples?;
         if let Stop::Cut(l) = stop {
             cut_short(&mut p, path, &l);
@@ -385,33 +386,6 @@ pub fn parse_text(lines: &mut Lines<'_>, header: &Header<'_>, path: &Path) -> Re
         Stop::Maps => maps::read_section(lines, path, &mut p),
     }
     Ok(p)
-}
-
-/// A text profile's records of at least this many bytes are read in two halves.
-const SPLIT_FROM: usize = 1 << 20;
-
-#[cfg(any(test, fuzzing))]
-thread_local! {
-    /// [`SPLIT_FROM`] for the tests and fuzz runs of this thread.
-    static SPLIT_FROM_HERE: std::cell::Cell<usize> = const { std::cell::Cell::new(SPLIT_FROM) };
-}
-
-/// Fuzzing: [`SPLIT_FROM`] for this thread.
-#[cfg(fuzzing)]
-pub(super) fn set_split_from(bytes: usize) {
-    SPLIT_FROM_HERE.with(|c| c.set(bytes));
-}
-
-/// [`SPLIT_FROM`], or never on one core.
-fn split_from() -> usize {
-    #[cfg(any(test, fuzzing))]
-    return SPLIT_FROM_HERE.with(|c| c.get());
-    #[cfg(not(any(test, fuzzing)))]
-    if crate::cores() < 2 {
-        usize::MAX
-    } else {
-        SPLIT_FROM
-    }
 }
 
 /// Where the records of a heap profile stop: what ended them.
@@ -479,15 +453,11 @@ impl Records<'_> {
     /// on two cores; `lines` is left at the line after them (the map's first). The first
     /// half's error comes first, as when read in a row. `None` when the records are not
     /// large enough to be worth it (`lines` is left as it was).
-    fn read_in_halves<'a>(
-        &self,
-        lines: &mut Lines<'a>,
-        from: usize,
-    ) -> Option<(Result<Vec<Sample>>, Stop<'a>)> {
+    fn read_in_halves<'a>(&self, lines: &mut Lines<'a>) -> Option<(Result<Vec<Sample>>, Stop<'a>)> {
         let data = lines.data();
         let start = lines.offset();
         let end = records_end(data, start);
-        if end.saturating_sub(start) < from {
+        if !Work::HeapRecords.halves(end.saturating_sub(start)) {
             return None;
         }
         let middle = start + (end - start) / 2;
@@ -712,9 +682,9 @@ mod tests {
             "t-trend/ttrend.hprof.0004.heap",
         ];
         let parse = |data: &[u8], path: &Path, from: usize| {
-            SPLIT_FROM_HERE.with(|c| c.set(from));
+            crate::split::set(Work::HeapRecords, Some(from));
             let r = format!("{:?}", crate::profile::parse(data, path));
-            SPLIT_FROM_HERE.with(|c| c.set(SPLIT_FROM));
+            crate::split::set(Work::HeapRecords, None);
             r
         };
         let mut read = 0;

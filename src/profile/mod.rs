@@ -150,14 +150,6 @@ pub struct Profile {
     pub notes: Vec<String>,
 }
 
-/// Fuzzing: the size of a heap text profile's records from which this thread reads them in
-/// two halves (1 MiB otherwise), so that a fuzz target can read small inputs both ways.
-#[cfg(fuzzing)]
-#[doc(hidden)]
-pub fn set_heap_split_from(bytes: usize) {
-    heap::set_split_from(bytes);
-}
-
 impl Profile {
     pub(crate) fn new(kind: Kind, format: Format, header: String) -> Profile {
         Profile {

@@ -5,6 +5,7 @@
 use std::io::{self, Write};
 
 use crate::graph::{Granularity, Node, Reduced, Stacks, addr_key};
+use crate::split::Work;
 use crate::symbolize::SymbolTable;
 use crate::units::{Measure, perl_int, perl_num, push_percent, push_right};
 
@@ -123,7 +124,7 @@ pub fn write_table(
         }
         text
     };
-    if order.len() >= halves_from() {
+    if Work::TextTable.halves(order.len()) {
         let half = order.len() / 2;
         let (a, b) = std::thread::scope(|scope| {
             let b = scope.spawn(|| lines(&order[half..], &runs[half..]));
@@ -134,27 +135,6 @@ pub fn write_table(
         out.write_all(&b)
     } else {
         out.write_all(&lines(&order, &runs))
-    }
-}
-
-/// A table of this many lines or more is put together in two halves.
-const HALVES_FROM: usize = 4096;
-
-#[cfg(test)]
-thread_local! {
-    /// [`HALVES_FROM`] for the tests of this thread.
-    static HALVES_FROM_HERE: std::cell::Cell<usize> = const { std::cell::Cell::new(HALVES_FROM) };
-}
-
-/// [`HALVES_FROM`], or never on one core.
-fn halves_from() -> usize {
-    #[cfg(test)]
-    return HALVES_FROM_HERE.with(|c| c.get());
-    #[cfg(not(test))]
-    if crate::cores() < 2 {
-        usize::MAX
-    } else {
-        HALVES_FROM
     }
 }
 
@@ -343,10 +323,10 @@ mod tests {
                 unknown_leaf: false,
             };
             let table = |from: usize| {
-                HALVES_FROM_HERE.with(|c| c.set(from));
+                crate::split::set(Work::TextTable, Some(from));
                 let mut out = Vec::new();
                 let r = write_table(&mut out, &reduced, &SymbolTable::new(), &o);
-                HALVES_FROM_HERE.with(|c| c.set(HALVES_FROM));
+                crate::split::set(Work::TextTable, None);
                 r.map(|()| String::from_utf8_lossy(&out).into_owned())
                     .unwrap_or_default()
             };

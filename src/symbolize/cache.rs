@@ -23,6 +23,7 @@ use std::time::SystemTime;
 use rustc_hash::FxHashMap;
 
 use super::{Frame, NO_ENTRY};
+use crate::split::Work;
 
 /// The first bytes of an entry (the format's version is the last digit).
 const MAGIC: &[u8; 8] = b"RPSYMC03";
@@ -534,7 +535,7 @@ impl Halves {
             let t = part(&mut b, h.n - h.first, h.extra - h.first_extra)?;
             Ok((t, b.at))
         };
-        let (a, b) = if h.n >= parallel_from() && crate::cores() >= 2 {
+        let (a, b) = if Work::CacheList.halves(h.n) {
             std::thread::scope(|scope| {
                 let b = scope.spawn(second);
                 let a = first();
@@ -549,20 +550,6 @@ impl Halves {
         r.at = end;
         Ok([a, b])
     }
-}
-
-/// Records from which a list is decoded in two halves on two cores.
-fn parallel_from() -> usize {
-    #[cfg(test)]
-    if let Some(n) = PARALLEL_FROM.with(|p| p.get()) {
-        return n;
-    }
-    4096
-}
-
-#[cfg(test)]
-thread_local! {
-    static PARALLEL_FROM: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
 }
 
 /// An entry's bytes (as [`Cache::put`] writes them, [`decode`] reads them).
@@ -835,10 +822,10 @@ mod tests {
         let (key, _) = sample();
         let bytes = encode(&key, &entry.answers());
         for from in [1, 2, 5, usize::MAX] {
-            PARALLEL_FROM.with(|p| p.set(Some(from)));
+            crate::split::set(Work::CacheList, Some(from));
             assert_eq!(decode(&bytes, &key.w.0), Ok(entry.clone()), "from {from}");
         }
-        PARALLEL_FROM.with(|p| p.set(None));
+        crate::split::set(Work::CacheList, None);
     }
 
     /// Every cut and every changed byte (one bit or eight, in a name too) is refused, never
@@ -864,9 +851,9 @@ mod tests {
                 assert!(decode(&b, &key.w.0).is_err(), "byte {i} ^ {flip:#x}");
                 resum(&mut b);
                 let in_a_row = decode(&b, &key.w.0);
-                PARALLEL_FROM.with(|p| p.set(Some(1)));
+                crate::split::set(Work::CacheList, Some(1));
                 let in_halves = decode(&b, &key.w.0);
-                PARALLEL_FROM.with(|p| p.set(None));
+                crate::split::set(Work::CacheList, None);
                 assert_eq!(in_a_row, in_halves, "byte {i} ^ {flip:#x}");
             }
         }

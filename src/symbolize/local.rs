@@ -27,6 +27,7 @@ use super::names::short_name;
 use super::nm::NmTable;
 use super::{Frame, Options, SymbolTable, Symbolize, cache};
 use crate::profile::Mapping;
+use crate::split::Work;
 
 /// A file pprof would symbolize against, and the absolute range it covers.
 #[derive(Debug, Clone)]
@@ -521,7 +522,7 @@ impl Local {
                 offset
             ));
         }
-        let big = pcs.len() >= parallel_from();
+        let big = Work::Naming.halves(pcs.len());
         let memo = super::demangle::Memo::default();
         let unwind = Unwind::new(&img.elf);
         let extents = (!nearest_symbol).then_some(&unwind);
@@ -629,22 +630,6 @@ impl Local {
 
 /// Addresses named together: the naming thread's unit of work.
 const NAMING_CHUNK: usize = 1024;
-
-#[cfg(test)]
-thread_local! {
-    /// Tests set this to compare the one-thread path with the two-thread one.
-    static ONE_THREAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// How many addresses of one file it takes to read its symbol table and name their answers
-/// on a second thread.
-fn parallel_from() -> usize {
-    #[cfg(test)]
-    if ONE_THREAD.with(std::cell::Cell::get) {
-        return usize::MAX;
-    }
-    4 * NAMING_CHUNK
-}
 
 /// The address ranges of a warning: at most three, then how many more.
 fn some_addresses(pcs: &[u64]) -> String {
@@ -1437,11 +1422,11 @@ mod tests {
         let elf = Elf::open(&prog).expect("testdata/t-heap/theap opens");
         let text = elf.text_section().cloned().expect("theap has .text");
         let addrs: Vec<u64> = (text.addr..text.addr + text.size).collect();
-        assert!(addrs.len() >= parallel_from(), "{} addresses", addrs.len());
+        crate::split::set(Work::Naming, Some(0));
         let two = fresh(&prog, &addrs);
-        ONE_THREAD.with(|c| c.set(true));
+        crate::split::set(Work::Naming, Some(usize::MAX));
         let one = fresh(&prog, &addrs);
-        ONE_THREAD.with(|c| c.set(false));
+        crate::split::set(Work::Naming, None);
         // Most bytes are in named functions, some in inlined ones.
         let named = one.iter().flatten().filter(|f| !f.is_empty()).count();
         assert!(named > addrs.len() / 2, "{named} of {} named", addrs.len());
