@@ -244,7 +244,7 @@ fn no_cache_the_environment_switch_and_the_size_cap() {
     let _ = std::fs::remove_dir_all(&home);
 }
 
-/// `--cache_list` names each entry's file; `--cache_clear` removes them all.
+/// `--cache_list` names each entry's file; `--cache_clear` removes them all, and the ledger.
 #[test]
 fn list_and_clear() {
     let dir = &common::link_case("t-cpu");
@@ -272,6 +272,8 @@ fn list_and_clear() {
             "{file} not in:\n{text}"
         );
     }
+    let ledger = home.join("rpprof").join(".ledger");
+    assert!(ledger.is_file(), "a run that wrote entries keeps no ledger");
     let clear = run(dir, &home, &["--cache_clear"], &[]);
     assert!(
         String::from_utf8_lossy(&clear.stdout).starts_with(&format!("Removed {n} entries (")),
@@ -279,6 +281,7 @@ fn list_and_clear() {
         String::from_utf8_lossy(&clear.stdout)
     );
     assert!(entries(&home).is_empty());
+    assert!(!ledger.exists(), "--cache_clear left the ledger");
     let list = run(dir, &home, &["--cache_list"], &[]);
     assert!(String::from_utf8_lossy(&list.stdout).contains(": 0 entries, 0.0 MiB"));
     let _ = std::fs::remove_dir_all(&home);

@@ -32,6 +32,12 @@ const MAGIC: &[u8; 8] = b"RPSYMC03";
 const DEFAULT_MAX_BYTES: u64 = 512 << 20;
 /// The file name ending of an entry.
 const EXT: &str = "sym";
+/// The folder's ledger: its size when last listed (a line `=<bytes>`), then the size of each
+/// entry written since (a line each), so that a write need not list the whole folder.
+const LEDGER: &str = ".ledger";
+/// The most writes the ledger notes before the folder is listed again (it does not see
+/// entries removed by hand, or written by another rpprof version).
+const LEDGER_MAX_NOTES: usize = 1024;
 
 /// The cache folder: `$XDG_CACHE_HOME/rpprof`, else `$HOME/.cache/rpprof`.
 pub fn default_dir() -> Option<PathBuf> {
@@ -300,6 +306,7 @@ impl Cache {
     /// Stores `entry` as the answer to `key`. A failure is a warning: the run goes on.
     pub fn put(&self, key: &Key, answers: &Answers<'_>) -> Result<(), String> {
         let parts = encode_parts(key, answers);
+        let bytes: u64 = parts.iter().map(|p| p.len() as u64).sum();
         let name = key.file_name();
         let path = self.dir.join(&name);
         let tmp = self.dir.join(format!(".{name}.{}.tmp", std::process::id()));
@@ -320,8 +327,28 @@ impl Cache {
                 path.display()
             ));
         }
-        self.trim();
+        self.note_written(bytes);
         Ok(())
+    }
+
+    /// Notes an entry of `bytes` in the ledger, and lists the folder to remove the least
+    /// recently used entries when the ledger says it is past its limit, or cannot say (none
+    /// yet, damaged, too many notes). Listing a folder of 7,500 entries took about 10 ms,
+    /// once per entry written, before the ledger. Two runs writing at once append whole
+    /// lines (`O_APPEND`); a note lost to a run that lists the folder meanwhile is counted
+    /// at the next listing.
+    fn note_written(&self, bytes: u64) {
+        let path = self.dir.join(LEDGER);
+        let text = std::fs::File::options()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .and_then(|mut f| f.write_all(format!("{bytes}\n").as_bytes()))
+            .and_then(|()| std::fs::read_to_string(&path))
+            .unwrap_or_default();
+        if ledger_total(&text).is_none_or(|total| total > self.max_bytes) {
+            self.trim();
+        }
     }
 
     /// The entries: (path, size, last used, file, number of addresses), newest first.
@@ -372,30 +399,61 @@ impl Cache {
             let p = e.path();
             let name = e.file_name();
             let name = name.to_string_lossy();
-            if p.extension().is_some_and(|x| x == EXT)
-                || (name.starts_with('.') && name.ends_with(".tmp"))
-            {
-                bytes += e.metadata().map_or(0, |m| m.len());
+            let entry = p.extension().is_some_and(|x| x == EXT);
+            if entry || (name.starts_with('.') && name.ends_with(".tmp")) || name == LEDGER {
+                if entry {
+                    bytes += e.metadata().map_or(0, |m| m.len());
+                    n += 1;
+                }
                 std::fs::remove_file(&p)?;
-                n += 1;
             }
         }
         Ok((n, bytes))
     }
 
-    /// Removes the least recently used entries while the folder is over its limit.
+    /// Lists the folder and, when it is over its limit, removes the least recently used
+    /// entries until it holds at most seven eighths of the limit (so that the next writes
+    /// do not list it again at once); starts the ledger again from the size left.
     fn trim(&self) {
         let mut entries = self.files();
         let mut total: u64 = entries.iter().map(|e| e.1).sum();
-        while total > self.max_bytes {
-            let Some((p, len, ..)) = entries.pop() else {
-                break;
-            };
-            if std::fs::remove_file(&p).is_ok() {
-                total = total.saturating_sub(len);
+        if total > self.max_bytes {
+            let low = self.max_bytes - self.max_bytes / 8;
+            while total > low {
+                let Some((p, len, ..)) = entries.pop() else {
+                    break;
+                };
+                if std::fs::remove_file(&p).is_ok() {
+                    total = total.saturating_sub(len);
+                }
             }
         }
+        let tmp = self
+            .dir
+            .join(format!("{LEDGER}.{}.tmp", std::process::id()));
+        if std::fs::write(&tmp, format!("={total}\n"))
+            .and_then(|()| std::fs::rename(&tmp, self.dir.join(LEDGER)))
+            .is_err()
+        {
+            let _ = std::fs::remove_file(&tmp);
+        }
     }
+}
+
+/// The folder's size by its ledger (see [`LEDGER`]): `None` when the ledger has no listed
+/// size to start from, a line it cannot read, or too many notes.
+fn ledger_total(text: &str) -> Option<u64> {
+    let mut lines = text.strip_suffix('\n')?.split('\n');
+    let mut total: u64 = lines.next()?.strip_prefix('=')?.parse().ok()?;
+    let mut notes = 0;
+    for l in lines {
+        notes += 1;
+        if notes > LEDGER_MAX_NOTES {
+            return None;
+        }
+        total = total.saturating_add(l.parse().ok()?);
+    }
+    Some(total)
 }
 
 #[derive(Default)]
@@ -933,5 +991,81 @@ mod tests {
             .collect();
         assert_eq!(left, [false, true, true]);
         let _ = std::fs::remove_dir_all(&d);
+    }
+
+    /// A write lists the folder only when the ledger says it is past its limit or cannot
+    /// say: an entry put in the folder behind the ledger's back stays until the next
+    /// listing, which removes the oldest entries down to seven eighths of the limit.
+    #[test]
+    fn the_ledger_decides_when_the_folder_is_listed() {
+        let d = std::env::temp_dir().join(format!("rpprof-cache-ledger-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        let (key, entry) = sample();
+        let one = encode(&key, &entry.answers()).len() as u64;
+        let cache = Cache {
+            dir: d.clone(),
+            max_bytes: 3 * one + one / 16,
+        };
+        let key_of = |i: u64| {
+            let mut k = Key::new(Path::new("/bin/prog"), b"id");
+            k.u64(i);
+            k.addresses(&[0x10, 0x20, 0x30]);
+            k
+        };
+        let used_at = |p: &Path, secs: u64| {
+            std::fs::File::options()
+                .append(true)
+                .open(p)
+                .unwrap()
+                .set_modified(SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(secs))
+                .unwrap();
+        };
+        let ledger = || std::fs::read_to_string(d.join(LEDGER)).unwrap();
+        cache.put(&key_of(0), &entry.answers()).unwrap();
+        // No ledger before: the folder was listed.
+        assert_eq!(ledger(), format!("={one}\n"));
+        let foreign = d.join(format!("{:032x}.{EXT}", 7));
+        std::fs::write(&foreign, vec![0u8; 3 * one as usize]).unwrap();
+        used_at(&foreign, 1000);
+        cache.put(&key_of(1), &entry.answers()).unwrap();
+        assert_eq!(ledger(), format!("={one}\n{one}\n"));
+        assert!(
+            foreign.exists(),
+            "listed though the ledger was under the limit"
+        );
+        used_at(&d.join(key_of(0).file_name()), 2000);
+        used_at(&d.join(key_of(1).file_name()), 3000);
+        std::fs::write(d.join(LEDGER), "damaged\n").unwrap();
+        cache.put(&key_of(2), &entry.answers()).unwrap();
+        // Six entries' bytes: the foreign one and then the oldest of the three went, since
+        // three is within the limit but above seven eighths of it.
+        assert!(
+            !foreign.exists(),
+            "not listed though the ledger was damaged"
+        );
+        assert_eq!(ledger(), format!("={}\n", 2 * one));
+        let left: Vec<bool> = (0..3)
+            .map(|i| matches!(cache.get(&key_of(i)), Found::Hit(_)))
+            .collect();
+        assert_eq!(left, [false, true, true]);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    /// The ledger's total: a listed size, then a note per write, every line whole.
+    #[test]
+    fn ledger_totals() {
+        assert_eq!(ledger_total("=10\n5\n7\n"), Some(22));
+        assert_eq!(ledger_total("=10\n"), Some(10));
+        for bad in [
+            "", "5\n", "=10\n5", "=10\nx\n", "=x\n", "\n=10\n", "=10\n\n",
+        ] {
+            assert_eq!(ledger_total(bad), None, "{bad:?}");
+        }
+        let many = |n: usize| format!("=1\n{}", "1\n".repeat(n));
+        assert_eq!(
+            ledger_total(&many(LEDGER_MAX_NOTES)),
+            Some(1 + LEDGER_MAX_NOTES as u64)
+        );
+        assert_eq!(ledger_total(&many(LEDGER_MAX_NOTES + 1)), None);
     }
 }
