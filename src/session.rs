@@ -155,6 +155,35 @@ impl Loaded {
         Ok(Loaded { path, profile })
     }
 
+    /// [`Loaded::read`] of each of `args`, in that order: on every core when there are
+    /// several (a series of dumps), each thread taking the next file in order.
+    pub fn read_all(args: &[&str]) -> Vec<Result<Loaded>> {
+        let threads = crate::cores().min(args.len());
+        if threads < 2 {
+            return args.iter().map(|a| Loaded::read(a)).collect();
+        }
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let work = || {
+            let mut done = Vec::new();
+            loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(a) = args.get(i) else { break };
+                done.push((i, Loaded::read(a)));
+            }
+            done
+        };
+        let mut all: Vec<(usize, Result<Loaded>)> = std::thread::scope(|scope| {
+            let others: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+            let mut all = work();
+            for h in others {
+                all.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+            }
+            all
+        });
+        all.sort_unstable_by_key(|r| r.0);
+        all.into_iter().map(|r| r.1).collect()
+    }
+
     /// The file name, as the web UI and the shell name a profile.
     pub fn name(&self) -> String {
         file_name(&self.path)
@@ -413,12 +442,14 @@ impl Session {
             }
             First::Profile => profile_args.extend(args.iter()),
         }
-        // pprof reads the first profile, then the others from the last argument back.
+        // pprof reads the first profile, then the others from the last argument back: the
+        // first error in that order is the one said.
         let n = profile_args.len();
+        let order: Vec<usize> = std::iter::once(0).chain((1..n).rev()).collect();
         let mut read: Vec<Option<Loaded>> = (0..n).map(|_| None).collect();
-        read[0] = Some(Loaded::read(profile_args[0])?);
-        for i in (1..n).rev() {
-            read[i] = Some(Loaded::read(profile_args[i])?);
+        let paths: Vec<&str> = order.iter().map(|&i| profile_args[i].as_str()).collect();
+        for (&i, r) in order.iter().zip(Loaded::read_all(&paths)) {
+            read[i] = Some(r?);
         }
         let mut profiles: Vec<Loaded> = read.into_iter().flatten().collect();
         let base = base_arg.map(|_| profiles.len());
@@ -427,12 +458,7 @@ impl Session {
         }
         // Without a local program, the server names the addresses (its /pprof/symbol page).
         if let Some((target, name)) = &fetched.symbol_page {
-            let mut all: Vec<u64> = profiles
-                .iter()
-                .flat_map(|i| i.profile.addresses())
-                .collect();
-            all.sort_unstable();
-            all.dedup();
+            let all = profile::addresses_of(profiles.iter().map(|i| &i.profile));
             let names = remote::symbols(target, &all)?;
             profiles[0].profile.symbols = Some(profile::EmbeddedSymbols {
                 binary: Some(name.clone()),
@@ -476,12 +502,7 @@ impl Session {
         let jeprof = opts.jeprof || main.is_jemalloc();
         let w = main.address_width;
         // Every address of every profile read, to symbolize.
-        let mut addrs: Vec<u64> = profiles
-            .iter()
-            .flat_map(|i| i.profile.addresses())
-            .collect();
-        addrs.sort_unstable();
-        addrs.dedup();
+        let mut addrs = profile::addresses_of(profiles.iter().map(|i| &i.profile));
         addrs.shrink_to_fit();
         crate::memory::symbolizing(addrs.len());
         let mut sym_opts = opts.symbol_options(w);
@@ -668,12 +689,7 @@ impl Session {
         }
         // Every address of the profiles kept and added; the ones this session named keep
         // their names.
-        let mut addrs: Vec<u64> = profiles
-            .iter()
-            .flat_map(|p| p.profile.addresses())
-            .collect();
-        addrs.sort_unstable();
-        addrs.dedup();
+        let mut addrs = profile::addresses_of(profiles.iter().map(|p| &p.profile));
         addrs.shrink_to_fit();
         let mut symbols = SymbolTable::new();
         symbols.reserve(addrs.len(), addrs.len());
@@ -727,9 +743,7 @@ impl Session {
             return Err(Error::usage("Did not specify profile file"));
         };
         let main = &first.profile;
-        let mut addrs: Vec<u64> = list.iter().flat_map(|p| p.profile.addresses()).collect();
-        addrs.sort_unstable();
-        addrs.dedup();
+        let mut addrs = profile::addresses_of(list.iter().map(|p| &p.profile));
         addrs.shrink_to_fit();
         let symbols = if main.symbols.is_some() {
             // Profiles that carry their names (a symbolized file, a server's /pprof/symbol)

@@ -637,6 +637,30 @@ fn empty_files_and_directories() {
     check(&out, "empty program");
 }
 
+/// Of several profiles that cannot be read, the error names the one pprof reads first: the
+/// first argument, then the others from the last back (rpprof reads them on every core).
+#[test]
+fn of_several_bad_profiles_the_first_read_is_named() {
+    let d = scratch("several");
+    let (prog, good) = theap_and_dump();
+    let bad_a = write(&d, "a.prof", b"not a profile\n");
+    let bad_b = write(&d, "b.prof", b"");
+    for (args, named) in [
+        (vec![&good, &bad_a, &good, &bad_b, &good], &bad_b),
+        (vec![&good, &bad_a, &good, &good, &good], &bad_a),
+        (vec![&bad_a, &good, &good, &bad_b], &bad_a),
+    ] {
+        let mut all = vec!["--text", prog.as_str()];
+        all.extend(args.iter().map(|a| a.as_str()));
+        for _ in 0..3 {
+            let out = run(&d, &all);
+            assert_eq!(check(&out, "several profiles"), 1);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(stderr.contains(named.as_str()), "{all:?}: {stderr}");
+        }
+    }
+}
+
 /// `/dev/zero` as the profile or the base was read until memory ran out.
 #[cfg(unix)]
 #[test]

@@ -889,6 +889,53 @@ fn a_quoted_glob_is_watched_and_the_oldest_dumps_let_go() {
     );
 }
 
+/// The newest dumps are read first (on every core), and a newest one that cannot be read
+/// leaves its room to the next older one, as reading them one by one did.
+#[test]
+fn unreadable_newest_dumps_leave_room_to_older_ones() {
+    let t = scratch("unreadable");
+    let src = case("t-heap");
+    copy_at(&src.join(H1), &t.join("heap_live.0001.heap"), 0);
+    copy_at(&src.join(H2), &t.join("heap_live.0002.heap"), 10);
+    copy_at(&src.join(H3), &t.join("heap_live.0003.heap"), 20);
+    let bad = "heap profile:    1:     8 [     1:     8] @ heapprofile\n1: 8 [1: 8] @ 0xZZ\n";
+    for (name, at) in [("heap_live.0004.heap", 30), ("heap_live.0005.heap", 40)] {
+        std::fs::write(t.join(name), bad).unwrap();
+        std::fs::File::options()
+            .append(true)
+            .open(t.join(name))
+            .unwrap()
+            .set_modified(std::time::UNIX_EPOCH + Duration::from_secs(1_740_830_400 + at))
+            .unwrap();
+    }
+    let prog = src.join("theap");
+    let s = web::start(
+        &t,
+        &[
+            prog.to_str().unwrap(),
+            "heap_live.*.heap",
+            "--max_profiles_kept=2",
+        ],
+        &[],
+    );
+    let h = wait_for(&s, "heap_live.0003.heap", true);
+    let names: Vec<&str> = h["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["heap_live.0003.heap", "heap_live.0002.heap"], "{h}");
+    let stderr = s.stderr.lock().unwrap().clone();
+    let said: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("rpprof: skipping "))
+        .collect();
+    assert_eq!(said.len(), 2, "{stderr}");
+    assert!(said[0].contains("heap_live.0005.heap"), "{stderr}");
+    assert!(said[1].contains("heap_live.0004.heap"), "{stderr}");
+}
+
 #[test]
 fn an_empty_folder_waits_for_its_first_dump() {
     let t = scratch("empty");

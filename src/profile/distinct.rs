@@ -26,9 +26,9 @@ struct Span {
 /// The spans of `mappings` to give bits: executable mappings, sorted by start, without
 /// overlaps, the largest first while their bits stay under `max_bits`. None when no span
 /// gets bits.
-fn spans(mappings: &[Mapping], max_bits: u64) -> Vec<Span> {
+fn spans<'a>(mappings: impl IntoIterator<Item = &'a Mapping>, max_bits: u64) -> Vec<Span> {
     let mut m: Vec<(u64, u64)> = mappings
-        .iter()
+        .into_iter()
         .filter(|m| m.executable() && m.limit > m.start)
         .map(|m| (m.start, m.limit))
         .collect();
@@ -156,38 +156,43 @@ impl<'a> Set<'a> {
     }
 }
 
-/// Every distinct address of `samples` and of `more`, sorted: on two cores when there are
-/// many samples, with bits for the addresses in `mappings` when that is cheaper than hashing
-/// them.
+/// Every distinct address of the samples of `parts` and of `more`, sorted: on two cores
+/// when there are many samples, with bits for the addresses in `mappings` (which may
+/// overlap: those of several profiles) when that is cheaper than hashing them.
 pub(super) fn addresses<'a>(
-    samples: &[Sample],
+    parts: &[&[Sample]],
     more: impl Iterator<Item = &'a Sample>,
-    mappings: &[Mapping],
+    mappings: impl IntoIterator<Item = &'a Mapping>,
 ) -> Vec<u64> {
-    let frames: usize = samples.iter().map(|s| s.stack.len()).sum();
+    let frames: usize = parts
+        .iter()
+        .flat_map(|p| p.iter())
+        .map(|s| s.stack.len())
+        .sum();
     // A bitmap word costs about what a hashed frame does to clear and read back: bits only
     // when the frames outnumber the words.
     let max_bits = MAX_BITS.min((frames as u64).saturating_mul(64));
     let spans = spans(mappings, max_bits);
-    let fill = |set: &mut Set<'_>, samples: &[Sample]| {
-        for s in samples {
+    let fill = |set: &mut Set<'_>, parts: &[&[Sample]]| {
+        for s in parts.iter().flat_map(|p| p.iter()) {
             for &a in &s.stack {
                 set.insert(a);
             }
         }
     };
     let mut set = Set::new(&spans);
-    if !Work::Addresses.halves(samples.len()) {
-        fill(&mut set, samples);
+    let samples: usize = parts.iter().map(|p| p.len()).sum();
+    if !Work::Addresses.halves(samples) {
+        fill(&mut set, parts);
     } else {
-        let (a, b) = samples.split_at(samples.len() / 2);
+        let (a, b) = halves(parts, samples / 2);
         let other = std::thread::scope(|scope| {
             let other = scope.spawn(|| {
                 let mut other = Set::new(&spans);
-                fill(&mut other, b);
+                fill(&mut other, &b);
                 other
             });
-            fill(&mut set, a);
+            fill(&mut set, &a);
             other
                 .join()
                 .unwrap_or_else(|e| std::panic::resume_unwind(e))
@@ -200,6 +205,24 @@ pub(super) fn addresses<'a>(
         }
     }
     set.into_sorted()
+}
+
+/// `parts` split after their first `n` samples.
+fn halves<'a>(parts: &[&'a [Sample]], n: usize) -> (Vec<&'a [Sample]>, Vec<&'a [Sample]>) {
+    let (mut first, mut second) = (Vec::new(), Vec::new());
+    let mut left = n;
+    for &p in parts {
+        if left >= p.len() {
+            first.push(p);
+            left -= p.len();
+        } else {
+            let (a, b) = p.split_at(left);
+            first.push(a);
+            second.push(b);
+            left = 0;
+        }
+    }
+    (first, second)
 }
 
 #[cfg(test)]
@@ -295,9 +318,17 @@ mod tests {
                 };
                 assert_eq!(got, want, "max_bits {bits}");
                 assert_eq!(
-                    addresses(&samples, more.iter(), &maps),
+                    addresses(&[&samples], more.iter(), &maps),
                     want,
                     "halves {halves}"
+                );
+                // The same samples in three parts, with the mappings given twice.
+                let (x, y) = samples.split_at(100);
+                let (y, z) = y.split_at(150);
+                assert_eq!(
+                    addresses(&[x, y, &[], z], more.iter(), maps.iter().chain(&maps)),
+                    want,
+                    "in parts, halves {halves}"
                 );
             }
         }

@@ -175,12 +175,27 @@ impl Profile {
 
     /// Every distinct address in the samples (and per-thread samples), sorted.
     pub fn addresses(&self) -> Vec<u64> {
-        distinct::addresses(
-            &self.samples,
-            self.threads.values().flatten(),
-            &self.mappings,
-        )
+        addresses_of([self])
     }
+}
+
+/// Every distinct address of `profiles` (their samples and per-thread samples), sorted.
+/// One set for all of them: a series of a hundred dumps of one program has its 2 million
+/// frames' addresses gathered in one bitmap, not a hash set per dump and a sort of them all.
+pub fn addresses_of<'a>(profiles: impl IntoIterator<Item = &'a Profile> + Clone) -> Vec<u64> {
+    let parts: Vec<&[Sample]> = profiles
+        .clone()
+        .into_iter()
+        .map(|p| p.samples.as_slice())
+        .collect();
+    distinct::addresses(
+        &parts,
+        profiles
+            .clone()
+            .into_iter()
+            .flat_map(|p| p.threads.values().flatten()),
+        profiles.into_iter().flat_map(|p| &p.mappings),
+    )
 }
 
 /// Sample types of heap and growth profiles, in pprof's index order.

@@ -512,27 +512,52 @@ impl History {
         candidates.dedup_by(|a, b| a.path == b.path);
         let mut loaded: Vec<(Loaded, SystemTime, bool)> = Vec::new();
         let mut kept = fetched.len();
-        for c in candidates {
-            let explicit = h
-                .sources
-                .iter()
-                .any(|s| matches!(s, Source::File(p) if *p == c.path));
-            if kept >= h.max_kept && !c.pinned {
-                continue;
-            }
-            match Loaded::read(&c.path.to_string_lossy()) {
-                Ok(l) => {
-                    if !c.pinned {
-                        kept += 1;
+        // Newest first, as many as are kept, and the pinned ones, read on every core in
+        // batches. A batch is the next candidates that reading one by one would read for
+        // sure (a pinned one, or one with fewer successes before it than there is room);
+        // the next batch takes up where files that could not be read left room.
+        let mut rest = candidates.into_iter().peekable();
+        while rest.peek().is_some() {
+            let mut room = h.max_kept.saturating_sub(kept);
+            let mut batch: Vec<Candidate> = Vec::new();
+            while let Some(c) = rest.peek() {
+                if !c.pinned {
+                    if room == 0 {
+                        if !batch.is_empty() {
+                            break;
+                        }
+                        // No room left whatever happens: not read.
+                        rest.next();
+                        continue;
                     }
-                    loaded.push((l, c.time, c.pinned));
+                    room -= 1;
                 }
-                Err(e) if explicit => return Err(e),
-                Err(e) => {
-                    if let Some(s) = seen.get_mut(&c.path) {
-                        s.state = SeenState::Failed;
+                batch.extend(rest.next());
+            }
+            let paths: Vec<String> = batch
+                .iter()
+                .map(|c| c.path.to_string_lossy().into_owned())
+                .collect();
+            let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+            for (c, read) in batch.into_iter().zip(Loaded::read_all(&paths)) {
+                let explicit = h
+                    .sources
+                    .iter()
+                    .any(|s| matches!(s, Source::File(p) if *p == c.path));
+                match read {
+                    Ok(l) => {
+                        if !c.pinned {
+                            kept += 1;
+                        }
+                        loaded.push((l, c.time, c.pinned));
                     }
-                    writeln!(err, "rpprof: skipping {e}").map_err(session::io_err)?;
+                    Err(e) if explicit => return Err(e),
+                    Err(e) => {
+                        if let Some(s) = seen.get_mut(&c.path) {
+                            s.state = SeenState::Failed;
+                        }
+                        writeln!(err, "rpprof: skipping {e}").map_err(session::io_err)?;
+                    }
                 }
             }
         }
@@ -737,8 +762,13 @@ impl History {
             return;
         }
         let mut loaded = Vec::new();
-        for (path, mtime) in ready {
-            match Loaded::read(&path.to_string_lossy()) {
+        let paths: Vec<String> = ready
+            .iter()
+            .map(|(p, _)| p.to_string_lossy().into_owned())
+            .collect();
+        let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+        for ((path, mtime), read) in ready.into_iter().zip(Loaded::read_all(&paths)) {
+            match read {
                 Ok(l) => loaded.push((l, mtime, false)),
                 Err(e) => {
                     // Tried again when it changes.
