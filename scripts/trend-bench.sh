@@ -11,6 +11,10 @@
 #
 # REPEAT (3) runs of each single command, the fastest wall time kept; the N separate runs are
 # timed once (SEPARATE=0 skips them). LARGE is the corpus case (/tmp/rpprof-corpus/large).
+# rpprof's symbol cache is a folder of the script's own: "cold" runs start with it empty,
+# "warm" ones with the entries of a run before; the separate runs start with it empty, as a
+# script looping over new dumps would (each dump's addresses differ: the program's entry
+# misses, the libraries' hit).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rpprof=${1:-target/release/rpprof}
@@ -27,6 +31,7 @@ trap 'rm -rf "$dir"' EXIT
 PYTHONHASHSEED=0 python3 scripts/trend-series.py "$dir" "$n" \
     "$large/large.hprof.0001.heap" "$large/large.hprof.0002.heap"
 dumps=("$dir"/series.*.heap)
+export XDG_CACHE_HOME=$dir/cache
 
 now() { date +%s.%N; }
 # The fastest of $repeat runs of "$@" (output discarded), in seconds; the peak memory of the
@@ -34,6 +39,7 @@ now() { date +%s.%N; }
 best() {
     local b="" t0 t1 t
     for _ in $(seq "$repeat"); do
+        [ "${COLD:-0}" = 1 ] && rm -rf "$XDG_CACHE_HOME"
         t0=$(now)
         "$@" >/dev/null 2>&1
         t1=$(now)
@@ -42,6 +48,7 @@ best() {
     done
     local mem=""
     if [ -x /usr/bin/time ]; then
+        [ "${COLD:-0}" = 1 ] && rm -rf "$XDG_CACHE_HOME"
         mem=$(/usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1)
         mem=$(printf ", peak %d MB" $((mem / 1024)))
     fi
@@ -50,18 +57,25 @@ best() {
 }
 
 echo "rpprof: $rpprof; $n dumps of $prog in $dir"
-one=$(best "$rpprof" --text "$prog" "${dumps[0]}"); t_one=$(cat "$dir/last")
-echo "one dump, --text:              $one"
-trend=$(best "$rpprof" --trend "$prog" "${dumps[@]}"); t_trend=$(cat "$dir/last")
-printf "%d dumps, --trend:            %s (%.1fx one --text)\n" "$n" "$trend" "$(echo "$t_trend / $t_one" | bc -l)"
+for kind in cold warm; do
+    [ $kind = cold ] && c=1 || c=0
+    one=$(COLD=$c best "$rpprof" --text "$prog" "${dumps[0]}"); t_one=$(cat "$dir/last")
+    printf "%-34s %s\n" "one dump, --text, $kind:" "$one"
+    trend=$(COLD=$c best "$rpprof" --trend "$prog" "${dumps[@]}"); t_trend=$(cat "$dir/last")
+    printf "%-34s %s (%.1fx one --text)\n" "$n dumps, --trend, $kind:" "$trend" "$(echo "$t_trend / $t_one" | bc -l)"
+done
 csv=$(best "$rpprof" --trend --csv "$prog" "${dumps[@]}")
-printf "%d dumps, --trend --csv:      %s\n" "$n" "$csv"
+printf "%-34s %s\n" "$n dumps, --trend --csv, warm:" "$csv"
 if [ "${SEPARATE:-1}" != 0 ]; then
+    rm -rf "$XDG_CACHE_HOME"
     t0=$(now)
     for d in "${dumps[@]}"; do "$rpprof" --text "$prog" "$d" >/dev/null 2>&1; done
     t1=$(now)
     t_sep=$(echo "$t1 - $t0" | bc -l)
-    printf "%d separate --text runs:      %.2f s (%.1fx --trend)\n" "$n" "$t_sep" "$(echo "$t_sep / $t_trend" | bc -l)"
+    printf "%-34s %.2f s (%.1fx the warm --trend; the cache empty at the first)\n" "$n separate --text runs:" "$t_sep" "$(echo "$t_sep / $t_trend" | bc -l)"
 fi
-echo "stages of --trend (--debug):"
-"$rpprof" --debug --trend "$prog" "${dumps[@]}" 2>&1 >/dev/null | grep '^rpprof:' | sed 's/^/  /'
+for kind in cold warm; do
+    echo "stages of --trend, $kind (--debug):"
+    [ $kind = cold ] && rm -rf "$XDG_CACHE_HOME"
+    "$rpprof" --debug --trend "$prog" "${dumps[@]}" 2>&1 >/dev/null | grep '^rpprof:' | sed 's/^/  /'
+done
