@@ -21,7 +21,7 @@ use std::sync::OnceLock;
 use regex::bytes::Regex;
 
 use super::lines::{self, Line, Lines};
-use super::{Format, HEAP_TYPES, Header, HeapSampling, Kind, Profile, Sample, maps, parse_hex};
+use super::{Format, HEAP_TYPES, Header, HeapSampling, Kind, Profile, Sample, maps};
 use crate::error::{Error, Location, Result};
 use crate::split::Work;
 
@@ -220,18 +220,47 @@ pub fn scale_pair(sampling: HeapSampling, n: f64, s: f64) -> (f64, f64) {
 pub(crate) fn parse_stack(text: &[u8], path: &Path, line: usize, adjust: bool) -> Result<Vec<u64>> {
     // An address and its space take 15 bytes in a 64-bit process's profile.
     let mut stack = Vec::with_capacity(text.len() / 15 + 1);
-    for (i, f) in lines::fields(text).enumerate() {
-        let Some(a) = parse_hex(f) else {
+    // One pass over the bytes: what `lines::fields` and `parse_hex` of each field give.
+    let mut i = 0;
+    let n = text.len();
+    loop {
+        while i < n && text[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if i == n {
+            break;
+        }
+        let start = i;
+        if text[i] == b'0' && matches!(text.get(i + 1), Some(b'x' | b'X')) {
+            i += 2;
+        }
+        let digits = i;
+        // Leading zeros do not count towards the 16 digits a u64 holds.
+        while i < n && text[i] == b'0' {
+            i += 1;
+        }
+        let significant = i;
+        let (mut v, mut bad) = (0u64, 0u8);
+        while i < n && !text[i].is_ascii_whitespace() {
+            let d = super::HEX_DIGIT[usize::from(text[i])];
+            bad |= d;
+            v = (v << 4) | u64::from(d & 0xf);
+            i += 1;
+        }
+        if i == digits || i - significant > 16 || bad & 0xf0 != 0 {
             return Err(Error::format(
                 path,
                 Location::Line(line),
-                format!("bad address {:?} in stack", lines::shorten(f, 40)),
+                format!(
+                    "bad address {:?} in stack",
+                    lines::shorten(&text[start..i], 40)
+                ),
             ));
-        };
-        stack.push(if i == 0 || !adjust {
-            a
+        }
+        stack.push(if stack.is_empty() || !adjust {
+            v
         } else {
-            a.wrapping_sub(1)
+            v.wrapping_sub(1)
         });
     }
     Ok(stack)
@@ -720,6 +749,79 @@ mod tests {
             }
         }
         assert!(read > 20, "only {read} profiles read");
+    }
+
+    /// Stacks read in one pass give what splitting at ASCII white space and reading each
+    /// field with `parse_hex` gives, errors included, on fields made of the bytes that
+    /// matter (digits, `x`, white space, others, `0` runs) and at the 16-digit limit.
+    #[test]
+    fn stacks_in_one_pass_as_field_by_field() {
+        let reference = |t: &[u8], adjust: bool| -> Option<Vec<u64>> {
+            let mut v = Vec::new();
+            for (i, f) in lines::fields(t).enumerate() {
+                let a = super::super::parse_hex(f)?;
+                v.push(if i == 0 || !adjust {
+                    a
+                } else {
+                    a.wrapping_sub(1)
+                });
+            }
+            Some(v)
+        };
+        let path = Path::new("p");
+        let alphabet: &[&[u8]] = &[
+            b"0",
+            b"00",
+            b"0x",
+            b"0X",
+            b"x",
+            b"f",
+            b"A",
+            b"9",
+            b"g",
+            b" ",
+            b"\t",
+            b"\x0b",
+            b"\r",
+            b"\xc3\xa9",
+            b"1234567",
+            b"00000000",
+        ];
+        let mut next = crate::testing::xorshift(0x9e37_79b9_7f4a_7c15);
+        let mut cases: Vec<Vec<u8>> = [
+            &b"0x1 0x2"[..],
+            b"",
+            b"   ",
+            b"0x0 0",
+            b"0xffffffffffffffff",
+            b"0x1ffffffffffffffff",
+            b"0x0000ffffffffffffffff",
+            b"ffffffffffffffff 10000000000000000",
+            b"0x 1",
+            b"00x5",
+        ]
+        .iter()
+        .map(|c| c.to_vec())
+        .collect();
+        for _ in 0..20_000 {
+            let len = next() % 8;
+            cases.push(
+                (0..len)
+                    .flat_map(|_| alphabet[(next() % alphabet.len() as u64) as usize].to_vec())
+                    .collect(),
+            );
+        }
+        for c in &cases {
+            for adjust in [false, true] {
+                let got = parse_stack(c, path, 1, adjust).ok();
+                assert_eq!(
+                    got,
+                    reference(c, adjust),
+                    "{:?}",
+                    String::from_utf8_lossy(c)
+                );
+            }
+        }
     }
 
     use super::*;

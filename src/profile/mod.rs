@@ -460,7 +460,7 @@ fn hex_digits(s: &[u8]) -> &[u8] {
 }
 
 /// Byte → its value as a hex digit; 0xff for a byte that is not one.
-const HEX_DIGIT: [u8; 256] = {
+pub(super) const HEX_DIGIT: [u8; 256] = {
     let mut t = [0xffu8; 256];
     let mut i = 0;
     while i < 10 {
