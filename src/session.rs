@@ -157,10 +157,10 @@ impl Loaded {
 
     /// [`Loaded::read`] of each of `args`, in that order: on every core when there are
     /// several (a series of dumps), each thread taking the next file in order.
-    pub fn read_all(args: &[&str]) -> Vec<Result<Loaded>> {
+    pub fn read_all<S: AsRef<str> + Sync>(args: &[S]) -> Vec<Result<Loaded>> {
         let threads = crate::cores().min(args.len());
         if threads < 2 {
-            return args.iter().map(|a| Loaded::read(a)).collect();
+            return args.iter().map(|a| Loaded::read(a.as_ref())).collect();
         }
         let next = std::sync::atomic::AtomicUsize::new(0);
         let work = || {
@@ -168,7 +168,7 @@ impl Loaded {
             loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some(a) = args.get(i) else { break };
-                done.push((i, Loaded::read(a)));
+                done.push((i, Loaded::read(a.as_ref())));
             }
             done
         };

@@ -538,7 +538,6 @@ impl History {
                 .iter()
                 .map(|c| c.path.to_string_lossy().into_owned())
                 .collect();
-            let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
             for (c, read) in batch.into_iter().zip(Loaded::read_all(&paths)) {
                 let explicit = h
                     .sources
@@ -766,7 +765,6 @@ impl History {
             .iter()
             .map(|(p, _)| p.to_string_lossy().into_owned())
             .collect();
-        let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
         for ((path, mtime), read) in ready.into_iter().zip(Loaded::read_all(&paths)) {
             match read {
                 Ok(l) => loaded.push((l, mtime, false)),
