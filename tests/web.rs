@@ -28,9 +28,42 @@ fn scratch(test: &str) -> PathBuf {
 /// Copies `from` to `to` with modification time `t` (seconds after 2025-03-01 12:00 UTC).
 fn copy_at(from: &Path, to: &Path, t: u64) {
     std::fs::copy(from, to).unwrap();
+    set_time(to, t);
+}
+
+/// Writes `data` to `to` with modification time `t` (as [`copy_at`]).
+fn write_at(to: &Path, data: &[u8], t: u64) {
+    std::fs::write(to, data).unwrap();
+    set_time(to, t);
+}
+
+fn set_time(to: &Path, t: u64) {
     let f = std::fs::File::options().write(true).open(to).unwrap();
     f.set_modified(SystemTime::UNIX_EPOCH + Duration::from_secs(1_740_830_400 + t))
         .unwrap();
+}
+
+/// The names the history lists, newest first.
+fn listed(h: &serde_json::Value) -> Vec<&str> {
+    h["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect()
+}
+
+/// A server on `prog` and the dumps `heap_live.*.heap` in `t`, keeping two.
+fn glob_keeping_two(t: &Path, prog: &Path) -> web::WebServer {
+    web::start(
+        t,
+        &[
+            prog.to_str().unwrap(),
+            "heap_live.*.heap",
+            "--max_profiles_kept=2",
+        ],
+        &[],
+    )
 }
 
 /// The command line's standard output (and status, and standard error).
@@ -341,12 +374,7 @@ fn every_page_answers() {
     // The history, newest first by name when written in the same second.
     let h: serde_json::Value =
         serde_json::from_slice(&get(&format!("{}/ui/history", s.url)).body).unwrap();
-    let listed: Vec<&str> = h["profiles"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["name"].as_str().unwrap())
-        .collect();
+    let listed = listed(&h);
     assert_eq!(listed.len(), 4, "{h}");
     for n in [H1, H2, H3, "theap.growth"] {
         assert!(listed.contains(&n), "{n} in {listed:?}");
@@ -696,13 +724,7 @@ fn the_newest_profile_is_the_default_view() {
     );
     let h: serde_json::Value =
         serde_json::from_slice(&get(&format!("{}/ui/history", s.url)).body).unwrap();
-    let order: Vec<&str> = h["profiles"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(order, ["a.heap", "b.heap", "c.heap"]);
+    assert_eq!(listed(&h), ["a.heap", "b.heap", "c.heap"]);
     let page = get(&format!("{}/ui/text", s.url));
     let (_, want, _) = cli(&t, &["--text", prog.to_str().unwrap(), "a.heap"]);
     assert_eq!(page.body, want);
@@ -816,15 +838,7 @@ fn a_quoted_glob_is_watched_and_the_oldest_dumps_let_go() {
     copy_at(&src.join(H2), &t.join("heap_live.0002.heap"), 10);
     copy_at(&src.join(H3), &t.join("other.0003.heap"), 20);
     let prog = src.join("theap");
-    let s = web::start(
-        &t,
-        &[
-            prog.to_str().unwrap(),
-            "heap_live.*.heap",
-            "--max_profiles_kept=2",
-        ],
-        &[],
-    );
+    let s = glob_keeping_two(&t, &prog);
     let h = wait_for(&s, "heap_live.0002.heap", true);
     assert_eq!(h["profiles"].as_array().unwrap().len(), 2, "{h}");
     assert!(!h.to_string().contains("other.0003"), "not matched: {h}");
@@ -898,34 +912,16 @@ fn unreadable_newest_dumps_leave_room_to_older_ones() {
     copy_at(&src.join(H1), &t.join("heap_live.0001.heap"), 0);
     copy_at(&src.join(H2), &t.join("heap_live.0002.heap"), 10);
     copy_at(&src.join(H3), &t.join("heap_live.0003.heap"), 20);
-    let bad = "heap profile:    1:     8 [     1:     8] @ heapprofile\n1: 8 [1: 8] @ 0xZZ\n";
-    for (name, at) in [("heap_live.0004.heap", 30), ("heap_live.0005.heap", 40)] {
-        std::fs::write(t.join(name), bad).unwrap();
-        std::fs::File::options()
-            .append(true)
-            .open(t.join(name))
-            .unwrap()
-            .set_modified(std::time::UNIX_EPOCH + Duration::from_secs(1_740_830_400 + at))
-            .unwrap();
-    }
-    let prog = src.join("theap");
-    let s = web::start(
-        &t,
-        &[
-            prog.to_str().unwrap(),
-            "heap_live.*.heap",
-            "--max_profiles_kept=2",
-        ],
-        &[],
-    );
+    let bad = b"heap profile:    1:     8 [     1:     8] @ heapprofile\n1: 8 [1: 8] @ 0xZZ\n";
+    write_at(&t.join("heap_live.0004.heap"), bad, 30);
+    write_at(&t.join("heap_live.0005.heap"), bad, 40);
+    let s = glob_keeping_two(&t, &src.join("theap"));
     let h = wait_for(&s, "heap_live.0003.heap", true);
-    let names: Vec<&str> = h["profiles"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["heap_live.0003.heap", "heap_live.0002.heap"], "{h}");
+    assert_eq!(
+        listed(&h),
+        ["heap_live.0003.heap", "heap_live.0002.heap"],
+        "{h}"
+    );
     let stderr = s.stderr.lock().unwrap().clone();
     let said: Vec<&str> = stderr
         .lines()
