@@ -481,6 +481,35 @@ fn top_graph_and_a_new_dump_in_the_browser() {
     );
     b.screenshot("top");
 
+    // A cut table (the first rows of the server's order): a numeric heading asks the server
+    // for its order over all the rows; the name sorts the rows shown.
+    b.open(&format!("{}/ui/top?rows=2", s.url));
+    b.wait("the cut table", "return !!document.getElementById('cut')");
+    b.click("#toptable th:nth-child(5)");
+    b.wait(
+        "the server's cum order",
+        "return location.search.includes('sort=cum') && !!document.querySelector('#toptable th[data-key=cum].desc')",
+    );
+    assert_eq!(b.js(first), cum_first);
+    let rows = "return Array.from(document.querySelectorAll('#toptable tbody tr')).map(r => r.cells[5].textContent)";
+    let shown = b.js(rows);
+    assert_eq!(shown.as_array().unwrap().len(), 2, "{shown}");
+    let search = b.js("return location.search");
+    b.click("#toptable th:nth-child(6)");
+    let once = b.js(rows);
+    b.click("#toptable th:nth-child(6)");
+    let twice = b.js(rows);
+    let mut reversed = twice.as_array().unwrap().clone();
+    reversed.reverse();
+    assert_eq!(once.as_array().unwrap(), &reversed);
+    assert_ne!(once, twice);
+    assert_eq!(b.js("return location.search"), search);
+    b.click("#all-rows");
+    b.wait(
+        "all the rows",
+        "return location.search.includes('rows=all') && !document.getElementById('cut')",
+    );
+
     // The call graph, when graphviz is there.
     if common::have("dot") {
         b.open(&format!("{}/ui/graph", s.url));

@@ -443,6 +443,82 @@ fn the_top_pages_links_open_their_function() {
     }
 }
 
+/// The rows of a Top page: each one's cells' text, without the name's links.
+fn top_rows(page: &str) -> Vec<String> {
+    let body = &page[page.find("<tbody>").unwrap()..page.find("</tbody>").unwrap()];
+    body.split("<tr>")
+        .skip(1)
+        .map(|r| {
+            let r = r.split(" <span class=\"acts\">").next().unwrap();
+            let mut text = String::new();
+            let mut tag = false;
+            for c in r.chars() {
+                match c {
+                    '<' => tag = true,
+                    '>' => {
+                        tag = false;
+                        text.push(' ');
+                    }
+                    c if !tag => text.push(c),
+                    _ => {}
+                }
+            }
+            text.split_whitespace().collect::<Vec<_>>().join(" ")
+        })
+        .collect()
+}
+
+/// A Top table longer than `rows` (1,000 by default) shows its first rows in the server's
+/// order, says so, and links to all of them; its numeric headings then ask the server for
+/// their order. `rows` alone leaves a bare URL bare: the command line's focus holds.
+#[test]
+fn a_long_top_table_is_cut() {
+    let (s, dir) = heap_server();
+    let page = |q: &str| {
+        let a = get(&format!("{}/ui/top?{q}", s.url));
+        assert_eq!(a.status, 200, "{q}: {}", a.text());
+        a.text()
+    };
+    let all = page(&format!("view={H3}&rows=all"));
+    let n = top_rows(&all).len();
+    assert!(n > 10, "{all}");
+    assert!(!all.contains("id=\"cut\"") && !all.contains("data-cut"));
+    // The test profile's table is shorter than the default.
+    assert_eq!(top_rows(&page(&format!("view={H3}"))).len(), n);
+    for (sort, by) in [("flat", "flat value"), ("cum", "cumulative value")] {
+        let whole = top_rows(&page(&format!("view={H3}&rows=all&sort={sort}")));
+        let cut = page(&format!("view={H3}&rows=3&sort={sort}"));
+        assert_eq!(top_rows(&cut), whole[..3], "{sort}");
+        assert!(
+            cut.contains(&format!("The first 3 of {n} rows, by {by}.")),
+            "{cut}"
+        );
+        assert!(cut.contains(" data-cut=\"1\""), "{cut}");
+        assert!(
+            cut.contains(&format!(
+                "<a id=\"all-rows\" href=\"/ui/top?view={H3}&amp;rows=all&amp;sort={sort}\">Show all {n}</a>"
+            )),
+            "{cut}"
+        );
+    }
+    let exact = page(&format!("view={H3}&rows={n}"));
+    assert!(!exact.contains("id=\"cut\""), "{exact}");
+    for bad in ["0", "-1", "x"] {
+        refused(
+            &s,
+            &format!("/ui/text?rows={bad}"),
+            400,
+            &format!("rows={bad}: say a whole number or all"),
+        );
+    }
+    drop(s);
+    let s = web::start(&dir, &["--focus=grow", "theap", H3], &[]);
+    let focused = |q: &str| top_rows(&get(&format!("{}/ui/top{q}", s.url)).text());
+    let whole = focused("");
+    assert!(whole.len() > 2 && whole.len() < n, "{whole:?}");
+    assert_eq!(focused("?rows=2"), whole[..2]);
+}
+
 #[test]
 fn the_trend_page_classes_and_links() {
     let dir = case("t-trend");

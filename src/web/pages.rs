@@ -268,7 +268,7 @@ fn header(ui: &Ui, sel: &Selected, page: &str, msgs: &str) -> String {
     field(&mut h, "h", "Hide", "drop the frames matching");
     field(&mut h, "s", "Show", "keep only the frames matching");
     // The other parameters ride along.
-    for k in ["sort", "n", "nf", "ef", "dropneg", "p"] {
+    for k in ["sort", "n", "nf", "ef", "dropneg", "p", "rows"] {
         let cum = (k == "sort" && sel.v.cum).then_some("cum");
         if let Some(v) = q.get(k).or(cum) {
             let _ = write!(
@@ -423,12 +423,28 @@ fn top(ui: &Ui, sel: &Selected, page: &str) -> Response {
         let _ = write!(b, "<p class=\"total\" id=\"total\">Total: {}</p>", esc(t));
     }
     let sorted = if sel.v.cum { "cum" } else { "flat" };
+    // A big table is cut (a browser takes seconds to lay out tens of thousands of rows);
+    // its numeric columns are then sorted by the server, which has all the rows.
+    let shown = sel.rows.map_or(rows.len(), |n| n.min(rows.len()));
+    let cut = shown < rows.len();
+    if cut {
+        let _ = write!(
+            b,
+            "<p class=\"cut\" id=\"cut\">The first {shown} of {} rows, by {} value. <a id=\"all-rows\" href=\"{}\">Show all {}</a> (the browser takes a while over that many) or the <a href=\"{}\">text</a>.</p>",
+            rows.len(),
+            if sel.v.cum { "cumulative" } else { "flat" },
+            esc(&url(page, &sel.q.with("rows", "all"))),
+            rows.len(),
+            esc(&url("text", &sel.q.with("rows", ""))),
+        );
+    }
     let _ = write!(
         b,
-        "<table id=\"toptable\" class=\"sortable\" data-sorted=\"{sorted}\"><thead><tr><th data-key=\"flat\" data-type=\"num\">Flat ({u})</th><th data-type=\"num\">Flat%</th><th data-type=\"num\">Sum%</th><th data-key=\"cum\" data-type=\"num\">Cum ({u})</th><th data-type=\"num\">Cum%</th><th data-type=\"text\">Name</th></tr></thead><tbody>",
+        "<table id=\"toptable\" class=\"sortable\" data-sorted=\"{sorted}\"{}><thead><tr><th data-key=\"flat\" data-order=\"flat\" data-type=\"num\">Flat ({u})</th><th data-order=\"flat\" data-type=\"num\">Flat%</th><th data-order=\"flat\" data-type=\"num\">Sum%</th><th data-key=\"cum\" data-order=\"cum\" data-type=\"num\">Cum ({u})</th><th data-order=\"cum\" data-type=\"num\">Cum%</th><th data-type=\"text\">Name</th></tr></thead><tbody>",
+        if cut { " data-cut=\"1\"" } else { "" },
         u = esc(units)
     );
-    for r in &rows {
+    for r in &rows[..shown] {
         b.push_str("<tr>");
         for c in r.cols {
             let v = c.trim_end_matches('%');

@@ -142,6 +142,15 @@
     heads.forEach((th, col) => {
       th.addEventListener('click', () => {
         const numeric = th.dataset.type === 'num';
+        // A cut table holds only the first rows of the server's order: a numeric column
+        // asks the server for its order (largest first) over all the rows.
+        if (table.dataset.cut && numeric && th.dataset.order) {
+          if (th.dataset.order === sorted) return;
+          const url = new URL(window.location.href);
+          url.searchParams.set('sort', th.dataset.order);
+          window.location.assign(url.toString());
+          return;
+        }
         const desc = numeric ? !th.classList.contains('desc') : th.classList.contains('asc');
         for (const h of heads) h.classList.remove('asc', 'desc');
         th.classList.add(desc ? 'desc' : 'asc');
