@@ -383,6 +383,7 @@ impl View {
             topts: &topts,
             view: self,
             cmd: cmd.as_ref().map(|(f, i)| (f.as_ref(), i.as_ref())),
+            viewers: Default::default(),
         };
         // The stacks of the profiles, less the base: what --raw, --list and --disasm read.
         let merged = || {
@@ -554,7 +555,6 @@ impl View {
                         &[],
                         &labels,
                         &mut notes,
-                        err,
                     );
                     flush_on_error(r, &notes, err)?;
                 }
@@ -597,11 +597,25 @@ impl View {
                 .filter(|_| flame)
                 .map(|b| ctx.trimmed(key(vec![b], None), &mut Vec::new()));
             let start = Start::of(&main, flame_base.as_deref());
-            let r = ctx.report(&mut buf, start, None, &leaks, &labels, &mut notes, err);
+            let r = ctx.report(&mut buf, start, None, &leaks, &labels, &mut notes);
             flush_on_error(r, &notes, err)?;
         }
         timer.stage(err, "aggregate and render");
-        finish(&buf, &notes, &[], out, err)
+        let viewers = ctx.viewers.take();
+        if viewers.is_empty() {
+            return finish(&buf, &notes, &[], out, err);
+        }
+        // A graph for a viewer: the report's lines (a shell command's `Total:` and focus
+        // lines), then the notes (nodes dropped), as pprof prints them, then the viewer.
+        out.write_all(&buf).map_err(io_err)?;
+        out.flush().map_err(io_err)?;
+        for n in &notes {
+            writeln!(err, "{n}").map_err(io_err)?;
+        }
+        for v in viewers {
+            v.show(self.command.is_some(), err)?;
+        }
+        Ok(())
     }
 }
 
@@ -631,6 +645,31 @@ struct Ctx<'a> {
     view: &'a View,
     /// A shell command's focus and ignore ([`View::command`]).
     cmd: Option<(Option<&'a Regex>, Option<&'a Regex>)>,
+    /// The graphs to show in a viewer (`--web`, `--gv`, `--evince`) once the report's lines
+    /// are printed: pprof prints `Total:` and the shell's focus lines first.
+    viewers: std::cell::RefCell<Vec<Viewer>>,
+}
+
+/// A call graph (Graphviz's input) to show in a viewer.
+enum Viewer {
+    Web(Vec<u8>),
+    Gv(Vec<u8>, i64),
+    Evince(Vec<u8>),
+}
+
+impl Viewer {
+    /// Renders the graph for its viewer and starts the viewer; `gv` and `evince` in the
+    /// background when `background` (the shell: pprof's `RunGV(..., " &")`).
+    fn show(self, background: bool, err: &mut dyn Write) -> Result<()> {
+        match self {
+            Viewer::Web(text) => {
+                let svg = graphviz::render(&text, graphviz::Format::Svg)?;
+                graphviz::web(&svg, err)
+            }
+            Viewer::Gv(text, scale) => graphviz::gv(&text, scale, background, err),
+            Viewer::Evince(text) => graphviz::evince(&text, background, err),
+        }
+    }
 }
 
 /// The stacks a report starts from.
@@ -672,7 +711,6 @@ impl Ctx<'_> {
         leaks: &[text::LeakRecord<'_>],
         labels: &Labels<'_>,
         notes: &mut Vec<String>,
-        err: &mut dyn Write,
     ) -> Result<()> {
         let symbols = &self.session.symbols;
         let topts = self.topts;
@@ -847,12 +885,9 @@ impl Ctx<'_> {
                     Mode::Pdf => out.extend(graphviz::render(&text, graphviz::Format::Pdf)?),
                     Mode::Ps => out.extend(graphviz::render(&text, graphviz::Format::Ps)?),
                     Mode::Gif => out.extend(graphviz::render(&text, graphviz::Format::Gif)?),
-                    Mode::Web => {
-                        let svg = graphviz::render(&text, graphviz::Format::Svg)?;
-                        graphviz::web(&svg, err)?;
-                    }
-                    Mode::Gv => graphviz::gv(&text, g.scale, err)?,
-                    _ => graphviz::evince(&text, err)?,
+                    Mode::Web => self.viewers.borrow_mut().push(Viewer::Web(text)),
+                    Mode::Gv => self.viewers.borrow_mut().push(Viewer::Gv(text, g.scale)),
+                    _ => self.viewers.borrow_mut().push(Viewer::Evince(text)),
                 }
             }
             _ => {

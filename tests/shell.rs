@@ -619,3 +619,102 @@ fn terminal_editing_history_and_completion() {
     let _ = std::fs::remove_dir_all(&state);
     let _ = std::io::stderr().flush();
 }
+
+/// The graph commands print the report's lines (`Total:`, the focus line) before the viewer
+/// starts, and keep them when it cannot start; `gv` runs in the background, as pprof runs it:
+/// the next command does not wait for it to be closed.
+#[test]
+fn viewers_come_after_the_lines_and_gv_does_not_hold_the_shell() {
+    if !common::have("dot") {
+        common::skip(
+            "viewers_come_after_the_lines_and_gv_does_not_hold_the_shell",
+            "Graphviz (dot) is not installed",
+        );
+        return;
+    }
+    common::link_case("t-heap");
+    let dir = std::env::temp_dir().join(format!("rpprof-viewers-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    // A gv that says who it is and stays open.
+    let pid_file = dir.join("gv.pid");
+    let gv = bin.join("gv");
+    std::fs::write(
+        &gv,
+        format!(
+            "#!/bin/sh\nPATH=/usr/bin:/bin\necho $$ > {}.tmp\nmv {0}.tmp {0}\nexec sleep 60\n",
+            pid_file.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&gv, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let dot = String::from_utf8(
+        Command::new("sh")
+            .args(["-c", "command -v dot"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(dot.trim(), bin.join("dot")).unwrap();
+    let run = |transcript: &str, path: &Path| {
+        let input = dir.join("in.txt");
+        std::fs::write(&input, transcript).unwrap();
+        let (out, err) = (dir.join("out.txt"), dir.join("err.txt"));
+        // Files, not pipes: a viewer left running would hold a pipe open.
+        let status = Command::new(env!("CARGO_BIN_EXE_rpprof"))
+            .args([
+                "--interactive",
+                "--lib_prefix=.",
+                "./theap",
+                "theap.hprof.0003.heap",
+            ])
+            .current_dir("/tmp/rpprof-corpus/t-heap")
+            .env("PATH", path)
+            .env("BROWSER", "true")
+            .stdin(std::fs::File::open(&input).unwrap())
+            .stdout(std::fs::File::create(&out).unwrap())
+            .stderr(std::fs::File::create(&err).unwrap())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        (
+            std::fs::read_to_string(&out).unwrap(),
+            std::fs::read_to_string(&err).unwrap(),
+        )
+    };
+    let focused = "Total: 2.8 MB\nAfter focusing on 'tdata': 2.8 MB of 2.8 (98.7%)\n";
+    let (out, err) = run("gv tdata\ntop1\n", &bin);
+    assert!(out.starts_with(focused), "{out}");
+    assert!(out.contains("std::vector::push_back (inline)\n"), "{out}");
+    // The shell is gone; the viewer it started is not.
+    let mut pid = None;
+    for _ in 0..200 {
+        if let Ok(p) = std::fs::read_to_string(&pid_file) {
+            pid = Some(p.trim().to_string());
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let pid = pid.unwrap_or_else(|| panic!("gv never started: {err}"));
+    assert!(
+        Path::new(&format!("/proc/{pid}")).exists(),
+        "the shell waited for gv to be closed"
+    );
+    let _ = Command::new("kill").arg(&pid).status();
+    // No viewer (evince), no Graphviz (web): the lines, then why.
+    for (cmd, path, says) in [
+        (
+            "evince tdata",
+            bin.as_path(),
+            "cannot run evince: not found",
+        ),
+        ("web tdata", dir.as_path(), "cannot run dot"),
+    ] {
+        let (out, err) = run(&format!("{cmd}\n"), path);
+        assert_eq!(out, focused, "{cmd}: {err}");
+        assert!(err.contains(says), "{cmd}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -243,8 +243,38 @@ pub fn open_in_browser(ext: &str, data: &[u8], err: &mut dyn Write) -> Result<()
     Ok(())
 }
 
-/// `--gv`: renders PostScript to a temporary file and shows it with `gv`.
-pub fn gv(dot_text: &[u8], scale: i64, err: &mut dyn Write) -> Result<()> {
+/// Runs a viewer on `file` without waiting for it (the shell's `gv` and `evince`, as pprof
+/// runs them): the file is removed when the viewer exits 0, else its path is said.
+fn start_viewer(program: &str, args: &[&str], file: &Path, err: &mut dyn Write) -> bool {
+    let child = Command::new(program)
+        .args(args)
+        .arg(file)
+        .stdin(Stdio::null())
+        .spawn();
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = writeln!(err, "rpprof: cannot run {program}: {e}");
+            return false;
+        }
+    };
+    let (program, file) = (program.to_string(), file.to_path_buf());
+    // The thread only waits (no zombie is left) and tidies up; it ends with the process.
+    let waited = std::thread::Builder::new().spawn(move || match child.wait() {
+        Ok(s) if s.success() => {
+            let _ = std::fs::remove_file(&file);
+        }
+        _ => eprintln!(
+            "rpprof: {program} failed; the graph is in {}",
+            file.display()
+        ),
+    });
+    waited.is_ok()
+}
+
+/// `--gv`: renders PostScript to a temporary file and shows it with `gv`; in the
+/// background (`background`: the shell's `gv`) or waiting for it.
+pub fn gv(dot_text: &[u8], scale: i64, background: bool, err: &mut dyn Write) -> Result<()> {
     let ps = render(dot_text, Format::Ps)?;
     let path = temp_file(Format::Ps.extension(), &ps)?;
     if !in_path("gv") {
@@ -254,7 +284,12 @@ pub fn gv(dot_text: &[u8], scale: i64, err: &mut dyn Write) -> Result<()> {
         )));
     }
     let scale_arg = format!("--scale={scale}");
-    if !run_viewer("gv", &[&scale_arg, "--noantialias"], &path, err) {
+    let args = [scale_arg.as_str(), "--noantialias"];
+    if background {
+        start_viewer("gv", &args, &path, err);
+        return Ok(());
+    }
+    if !run_viewer("gv", &args, &path, err) {
         let _ = writeln!(err, "rpprof: gv failed; the graph is in {}", path.display());
         return Ok(());
     }
@@ -262,8 +297,9 @@ pub fn gv(dot_text: &[u8], scale: i64, err: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
-/// `--evince`: renders PDF to a temporary file and shows it with `evince`.
-pub fn evince(dot_text: &[u8], err: &mut dyn Write) -> Result<()> {
+/// `--evince`: renders PDF to a temporary file and shows it with `evince`, in the
+/// background or waiting for it (as [`gv`]).
+pub fn evince(dot_text: &[u8], background: bool, err: &mut dyn Write) -> Result<()> {
     let pdf = render(dot_text, Format::Pdf)?;
     let path = temp_file(Format::Pdf.extension(), &pdf)?;
     if !in_path("evince") {
@@ -271,6 +307,10 @@ pub fn evince(dot_text: &[u8], err: &mut dyn Write) -> Result<()> {
             "cannot run evince: not found; install the Debian package evince (the graph is in {})",
             path.display()
         )));
+    }
+    if background {
+        start_viewer("evince", &[], &path, err);
+        return Ok(());
     }
     if !run_viewer("evince", &[], &path, err) {
         let _ = writeln!(

@@ -404,6 +404,10 @@ impl Shell {
             let _ = writeln!(err, "Ignoring samples in call stacks that match '{ignore}'");
         }
         let view = self.view_of(r, verb);
+        if matches!(view.mode, Mode::Web | Mode::Gv | Mode::Evince) && r.output.is_none() {
+            // The lines go to the terminal before the viewer starts, and stay if it fails.
+            return view.render(&self.session, out, err);
+        }
         let mut buf: Vec<u8> = Vec::new();
         view.render(&self.session, &mut buf, err)?;
         if verb == Verb::Weblist {
