@@ -975,14 +975,22 @@ impl Local {
 
     /// Records the file addresses each file will be asked for, when libraries `libs` take
     /// the addresses `taken`, but for those marked in `skip` (answered from the cache).
-    fn want(&mut self, libs: &[Lib], taken: &[Vec<u64>], skip: &[bool]) {
+    fn want(
+        &mut self,
+        libs: &[Lib],
+        taken: &[Vec<u64>],
+        images: &[Option<PathBuf>],
+        skip: &[bool],
+    ) {
         self.want_any();
         let mut wanted: HashMap<PathBuf, Vec<u64>> = HashMap::new();
-        for ((lib, pcs), &skip) in libs.iter().zip(taken).zip(skip) {
+        for (((lib, pcs), image), &skip) in libs.iter().zip(taken).zip(images).zip(skip) {
+            let Some(image_path) = image.clone() else {
+                continue;
+            };
             if pcs.is_empty() || skip {
                 continue;
             }
-            let image_path = Self::debugging_library(&lib.path).unwrap_or_else(|| lib.path.clone());
             let vmas: Vec<u64> = match lib.translate {
                 Translate::Identity => pcs.clone(),
                 Translate::Mapped { start, offset } => {
@@ -1022,6 +1030,7 @@ impl Local {
         &mut self,
         libs: &[Lib],
         taken: &[Vec<u64>],
+        images: &[Option<PathBuf>],
         catch_all: Option<usize>,
         warnings: &mut Vec<String>,
     ) -> HashMap<PathBuf, Cached> {
@@ -1031,14 +1040,18 @@ impl Local {
         };
         // The calls of each file, in order.
         let mut calls: Vec<(PathBuf, Vec<usize>)> = Vec::new();
-        for (i, (lib, pcs)) in libs.iter().zip(taken).enumerate() {
-            if pcs.is_empty() || (!lib.path.exists() && Some(i) != catch_all) {
+        let mut call_of: HashMap<&Path, usize> = HashMap::new();
+        for (i, (lib, image)) in libs.iter().zip(images).enumerate() {
+            let Some(image) = image else { continue };
+            if !lib.path.exists() && Some(i) != catch_all {
                 continue;
             }
-            let image = Self::image_path(lib);
-            match calls.iter_mut().find(|c| c.0 == image) {
-                Some(c) => c.1.push(i),
-                None => calls.push((image, vec![i])),
+            match call_of.get(image.as_path()) {
+                Some(&c) => calls[c].1.push(i),
+                None => {
+                    call_of.insert(image, calls.len());
+                    calls.push((image.clone(), vec![i]));
+                }
             }
         }
         self.opened.clear();
@@ -1201,21 +1214,43 @@ impl Local {
                 remaining.drain(lo..hi.max(lo)).collect()
             })
             .collect();
-        // The files whose answers come from the cache are not read.
-        let mut cached = self.cache_lookups(&libs, &taken, catch_all, warnings);
-        let hits = cached.values().filter(|c| c.hit.is_some()).count();
-        let skip: Vec<bool> = libs
+        // The file each mapping with addresses is looked up in (two stats each: once), and
+        // the last mapping of each file and of each file looked up in (a profile may map
+        // thousands of files).
+        let images: Vec<Option<PathBuf>> = libs
             .iter()
-            .map(|l| {
-                cached
-                    .get(&Self::image_path(l))
-                    .is_some_and(|c| c.hit.is_some())
+            .zip(&taken)
+            .map(|(l, pcs)| (!pcs.is_empty()).then(|| Self::image_path(l)))
+            .collect();
+        let mut last_of_path: HashMap<&Path, usize> = HashMap::new();
+        let mut last_of_image: HashMap<&Path, usize> = HashMap::new();
+        let mut image_of_path: HashMap<&Path, &Path> = HashMap::new();
+        for (i, (lib, image)) in libs.iter().zip(&images).enumerate() {
+            last_of_path.insert(&lib.path, i);
+            if let Some(im) = image {
+                last_of_image.insert(im, i);
+                image_of_path.insert(&lib.path, im);
+            }
+        }
+        // The files whose answers come from the cache are not read.
+        let mut cached = self.cache_lookups(&libs, &taken, &images, catch_all, warnings);
+        let hits = cached.values().filter(|c| c.hit.is_some()).count();
+        let skip: Vec<bool> = images
+            .iter()
+            .map(|im| {
+                im.as_ref()
+                    .is_some_and(|im| cached.get(im).is_some_and(|c| c.hit.is_some()))
             })
             .collect();
-        self.want(&libs, &taken, &skip);
+        self.want(&libs, &taken, &images, &skip);
         let mut to_write = Vec::new();
         for (i, (lib, pcs)) in libs.iter().zip(taken).enumerate() {
-            let image = Self::image_path(lib);
+            // (A mapping without addresses may be the last of a file others read.)
+            let image = match (&images[i], image_of_path.get(lib.path.as_path())) {
+                (Some(im), _) => im.clone(),
+                (None, Some(im)) => im.to_path_buf(),
+                (None, None) => PathBuf::new(),
+            };
             if pcs.is_empty() {
                 // Nothing to look up here.
             } else if !lib.path.exists() && Some(i) != catch_all {
@@ -1273,13 +1308,13 @@ impl Local {
                 }
             }
             // A file's tables are big: let them go once no later mapping needs them.
-            if !libs[i + 1..].iter().any(|l| l.path == lib.path) {
+            if last_of_path.get(lib.path.as_path()) == Some(&i) {
                 let img = self.images.remove(&image).flatten();
                 self.read_notes
                     .extend(img.and_then(|img| img.units_note(&image)));
             }
             // The file's answers are complete: keep them for the next run.
-            if !libs[i + 1..].iter().any(|l| Self::image_path(l) == image)
+            if last_of_image.get(image.as_path()) == Some(&i)
                 && let Some(c) = cached.remove(&image)
                 && c.hit.is_none()
                 && c.complete
@@ -1390,7 +1425,8 @@ mod tests {
         // The program read for the addresses `a` only, and kept.
         let libs = local.libs(&a, &mut Vec::new());
         let taken: Vec<Vec<u64>> = libs.iter().map(|_| a.clone()).collect();
-        local.want(&libs[..1], &taken[..1], &[false]);
+        let images = [Some(Local::image_path(&libs[0]))];
+        local.want(&libs[..1], &taken[..1], &images, &[false]);
         assert!(
             local
                 .image(&prog, &mut Vec::new())
@@ -1403,7 +1439,7 @@ mod tests {
             .collect();
         assert_eq!(again, fresh(&prog, &b));
         // And a listing reads every byte.
-        local.want(&libs[..1], &taken[..1], &[false]);
+        local.want(&libs[..1], &taken[..1], &images, &[false]);
         assert!(
             local
                 .image(&prog, &mut Vec::new())
