@@ -413,6 +413,78 @@ fn absurd_numbers() {
     }
 }
 
+/// Counts and sampling rates past what a profiler writes are refused where they stand (a
+/// CPU count from 2^53 on printed as Perl's overflowed -1; a rate past 2^40 made the heap
+/// report infinite); the largest ones accepted still read.
+#[test]
+fn counts_and_rates_no_profiler_writes_are_refused() {
+    let d = scratch("counts_and_rates");
+    let cpu = |count: u64| {
+        cpu_words(&[
+            0, 3, 0, 10000, 0, 1, 1, 0x40_1000, count, 1, 0x40_2000, 0, 1, 0,
+        ])
+    };
+    let v2 = |rate: u64| {
+        format!("heap profile: 1: 100 [1: 100] @ heap_v2/{rate}\n1: 100 [1: 100] @ 0x1\n")
+            .into_bytes()
+    };
+    let je = |rate: u64| {
+        format!("heap_v2/{rate}\n  t*: 1: 100 [0: 0]\n@ 0x1\n  t*: 1: 100 [0: 0]\n").into_bytes()
+    };
+    let limit = 1u64 << 40;
+    for (what, data, error) in [
+        ("cpu 2^53", cpu(1 << 53), None),
+        (
+            "cpu 2^53 + 1",
+            cpu((1 << 53) + 1),
+            Some("byte 64: bad CPU record: count 9007199254740993 (more than 2^53 samples)"),
+        ),
+        (
+            "cpu u64 max",
+            cpu(u64::MAX),
+            Some("byte 64: bad CPU record: count 18446744073709551615"),
+        ),
+        ("heap_v2 2^40", v2(limit), None),
+        (
+            "heap_v2 2^40 + 1",
+            v2(limit + 1),
+            Some(":1: sampling rate 1099511627777 is out of range (at most 2^40 bytes)"),
+        ),
+        ("jemalloc 2^40", je(limit), None),
+        (
+            "jemalloc u64 max",
+            je(u64::MAX),
+            Some(":1: sampling rate 18446744073709551615 is out of range"),
+        ),
+    ] {
+        let p = write(&d, "p.prof", &data);
+        let out = run(&d, &["--text", "missing-program", &p]);
+        let code = check(&out, what);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        match error {
+            None => {
+                assert_eq!(code, 0, "{what}: {stderr}");
+                let text = String::from_utf8_lossy(&out.stdout);
+                assert!(
+                    !text.contains("inf") && !text.contains("NaN") && !text.contains("-1 "),
+                    "{what}: {text}"
+                );
+            }
+            Some(says) => {
+                assert_eq!(code, 1, "{what}: {stderr}");
+                assert!(
+                    stderr.contains(&format!(
+                        "rpprof: {p}{}",
+                        if says.starts_with(':') { "" } else { ": " }
+                    )),
+                    "{what}: {stderr}"
+                );
+                assert!(stderr.contains(says), "{what}: {stderr}");
+            }
+        }
+    }
+}
+
 #[test]
 fn cyclic_and_overlapping_maps() {
     let d = scratch("maps");

@@ -20,6 +20,11 @@ use crate::error::{Error, Location, Result};
 /// The deepest stack accepted; google-pprof's limit too.
 const MAX_DEPTH: u64 = 1 << 16;
 
+/// The largest count of a profiler's record: 2^53 samples (285,000 years at 1 kHz) is
+/// where a count stops being exact as a float; a bigger one is damage, and its report
+/// (Perl's integer overflow printed as -1) nonsense.
+const MAX_COUNT: u64 = 1 << 53;
+
 struct Words<'a> {
     data: &'a [u8],
     /// Offset of word 0 in the file, for messages.
@@ -217,6 +222,13 @@ pub fn parse(file: &[u8], pos: usize, path: &Path, adjust: bool) -> Result<Profi
             for pc in stack.iter_mut().skip(1) {
                 *pc = pc.wrapping_sub(1);
             }
+        }
+        if adjust && count > MAX_COUNT {
+            return Err(Error::format(
+                path,
+                Location::Byte(w.offset(rec)),
+                format!("bad CPU record: count {count} (more than 2^53 samples)"),
+            ));
         }
         i += depth;
         // Symbolized profiles (rpprof's --raw with --base) can hold negative counts.

@@ -188,6 +188,23 @@ fn sampling_of(header: &[u8], notes: &mut Vec<String>) -> (HeapSampling, u64) {
     }
 }
 
+/// The largest sampling rate (bytes) a heap profile may give: tcmalloc's and jemalloc's are
+/// at most a few MB; from about 2^53 on, the version 2 formula's `1 - exp(-size/rate)` is 0
+/// for small objects, and the report infinite.
+const MAX_SAMPLING_RATE: u64 = 1 << 40;
+
+/// Refuses a sampling rate no allocator writes (a damaged header).
+fn check_rate(rate: u64, path: &Path, line: usize) -> Result<()> {
+    if rate > MAX_SAMPLING_RATE {
+        return Err(Error::format(
+            path,
+            Location::Line(line),
+            format!("sampling rate {rate} is out of range (at most 2^40 bytes)"),
+        ));
+    }
+    Ok(())
+}
+
 /// Scales one (count, bytes) pair for the sampling: google-pprof's formulas, without its
 /// divisions by zero.
 pub fn scale_pair(sampling: HeapSampling, n: f64, s: f64) -> (f64, f64) {
@@ -393,6 +410,7 @@ pub fn parse_text(lines: &mut Lines<'_>, header: &Header<'_>, path: &Path) -> Re
     p.sample_types = HEAP_TYPES.to_vec();
     check_header(lines, header, path)?;
     let (sampling, period) = sampling_of(header.text, &mut p.notes);
+    check_rate(period, path, header.line)?;
     p.sampling = sampling;
     p.period = period;
     let ctx = Records {
@@ -618,6 +636,7 @@ pub fn parse_jemalloc(lines: &mut Lines<'_>, header: &Header<'_>, path: &Path) -
         Format::Jemalloc,
         String::from_utf8_lossy(header.text).into_owned(),
     );
+    check_rate(rate, path, header.line)?;
     p.sample_types = HEAP_TYPES.to_vec();
     // jeprof scales with the version 2 formula; a rate of 0 leaves values as they are.
     p.sampling = if rate == 0 {
