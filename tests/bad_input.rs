@@ -585,6 +585,69 @@ fn section_range(data: &[u8], name: &str) -> std::ops::Range<usize> {
     off as usize..(off + len) as usize
 }
 
+/// DWARF that cannot be read (a whole section, or a unit's entries from somewhere on) is
+/// said, naming the file and where, and the report prints from the symbol table; the warning
+/// comes again when the answers are reused from the symbol cache. The intact file says
+/// nothing of the kind.
+#[test]
+fn damaged_dwarf_is_said() {
+    let d = scratch("damaged_dwarf");
+    let heap = common::root().join("testdata/t-heap");
+    let theap = std::fs::read(heap.join("theap")).unwrap();
+    let info = section_range(&theap, ".debug_info");
+    let line = section_range(&theap, ".debug_line");
+    let fill = |r: std::ops::Range<usize>| {
+        let mut m = theap.clone();
+        m[r].fill(0xff);
+        m
+    };
+    let half = (info.start + info.end) / 2;
+    for (what, data, says) in [
+        ("intact", theap.clone(), None),
+        (
+            ".debug_info all 0xff",
+            fill(info.clone()),
+            Some(".debug_info cannot be read from byte 0 on"),
+        ),
+        (
+            ".debug_line all 0xff",
+            fill(line.clone()),
+            Some("1 of its 1 units cannot be read, the first at .debug_info byte 0"),
+        ),
+        (
+            "the second half of .debug_info 0xff",
+            fill(half..info.end),
+            Some("the entries of 1 of its units cannot be read to their end"),
+        ),
+    ] {
+        let dir = d.join(what.replace(' ', "_"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let prog = write(&dir, "theap", &data);
+        let profile = heap.join("theap.hprof.0003.heap").display().to_string();
+        for pass in ["cold", "from the cache"] {
+            let out = Command::new(env!("CARGO_BIN_EXE_rpprof"))
+                .args(["--text", "--lines", &prog, &profile])
+                .env("XDG_CACHE_HOME", dir.join("cache"))
+                .stdin(Stdio::null())
+                .output()
+                .unwrap();
+            assert_eq!(check(&out, what), 0, "{what}");
+            assert!(out.stdout.starts_with(b"Total: "), "{what}");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            match says {
+                None => assert!(
+                    !stderr.contains("DWARF is damaged"),
+                    "{what}, {pass}: {stderr}"
+                ),
+                Some(says) => assert!(
+                    stderr.contains(&format!("Warning: {prog}: its DWARF is damaged: {says}")),
+                    "{what}, {pass}: {stderr}"
+                ),
+            }
+        }
+    }
+}
+
 #[test]
 fn bad_programs() {
     let d = scratch("programs");

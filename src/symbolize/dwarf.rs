@@ -246,6 +246,8 @@ struct Parsed {
     /// finds it by the addresses its sequences and functions cover, and those inside its own
     /// ranges find it anyway.
     excess: Vec<(u64, u64)>,
+    /// Where the unit's entries could not be read on (see `Scratch::damaged`).
+    damaged: Option<usize>,
 }
 
 struct UnitSlot<'a> {
@@ -281,6 +283,11 @@ struct Tables<'a> {
     /// The only addresses that will be looked up (sorted), when known: units keep only the
     /// rows and functions that answer them.
     wanted: Option<Arc<[u64]>>,
+    /// Where `.debug_info` stops being readable (the byte of the unit header that cannot be
+    /// read, and why), when it does before its end.
+    broken: Option<(u64, String)>,
+    /// Units left out of the index because their root entry cannot be read.
+    unreadable_roots: usize,
 }
 
 /// Covered ranges of several units: (low, high, unit) by low, with the running maximum of
@@ -599,13 +606,24 @@ impl<'a> Tables<'a> {
         let mut index = Vec::new();
         let mut rangeless = Vec::new();
         let mut headers = dwarf.units();
+        let mut broken = None;
+        let mut unreadable_roots = 0;
+        // Where the next unit header starts.
+        let mut at = 0u64;
         loop {
             let header = match headers.next() {
                 Ok(Some(h)) => h,
                 Ok(None) => break,
-                Err(_) => break,
+                Err(e) => {
+                    broken = Some((at, e.to_string()));
+                    break;
+                }
             };
+            if let Some(o) = header.offset().to_debug_info_offset(&header) {
+                at = (o.0 + header.length_including_self()) as u64;
+            }
             let Some(unit) = root_unit(&dwarf, header) else {
+                unreadable_roots += 1;
                 continue;
             };
             let mut lang = None;
@@ -673,6 +691,8 @@ impl<'a> Tables<'a> {
             rangeless,
             covered: RefCell::new(CoveredIndex::default()),
             wanted,
+            broken,
+            unreadable_roots,
         })
     }
 
@@ -905,6 +925,7 @@ fn parse_unit<'a>(
         }
     }
     let excess = subtract_ranges(&merge_ranges(all.ranges), &all.own);
+    let damaged = sc.damaged;
     Some(Parsed {
         funcs,
         more_ranges,
@@ -913,6 +934,7 @@ fn parse_unit<'a>(
         file_names,
         renamed: RefCell::new(HashMap::default()),
         excess,
+        damaged,
     })
 }
 
@@ -1805,6 +1827,9 @@ struct Scratch<'a> {
     rows: Vec<Row>,
     /// Functions whose entries were skipped: (offset, offset of its sibling, scope).
     skipped: Vec<(usize, usize, u32)>,
+    /// Where the unit's entries could not be read on (their offset in the unit), if they
+    /// could not: the functions after it are missing.
+    damaged: Option<usize>,
 }
 
 /// No scope (at the top level of a unit).
@@ -1951,6 +1976,7 @@ fn scan_functions<'a>(
     sc.scope_names.clear();
     sc.scopes.clear();
     sc.skipped.clear();
+    sc.damaged = None;
     // Function DIEs are roughly one in a hundred bytes of a unit.
     let len = unit.header.unit_length();
     sc.funcs.reserve(len / 128);
@@ -1963,7 +1989,10 @@ fn scan_functions<'a>(
         let abbrev = match raw.read_abbreviation() {
             Ok(Some(a)) => a,
             Ok(None) => continue,
-            Err(_) => break,
+            Err(_) => {
+                sc.damaged = Some(offset.0);
+                break;
+            }
         };
         let level = depth.max(0) as usize;
         sc.nested.truncate(level);
@@ -1978,6 +2007,7 @@ fn scan_functions<'a>(
             let mut scope = outer;
             if is_scope {
                 let Ok(name) = read_scope(&mut raw, abbrev, dwarf, unit) else {
+                    sc.damaged = Some(offset.0);
                     break;
                 };
                 if let Some(n) = name {
@@ -1986,6 +2016,7 @@ fn scan_functions<'a>(
                     sc.scope_names.push(joined);
                 }
             } else if raw.skip_attributes(abbrev.attributes()).is_err() {
+                sc.damaged = Some(offset.0);
                 break;
             }
             sc.nested.push(None);
@@ -2090,6 +2121,7 @@ fn scan_functions<'a>(
         }
         if bad {
             sc.events.truncate(ev_start);
+            sc.damaged = Some(offset.0);
             break;
         }
         if high_rel {
@@ -2334,6 +2366,49 @@ impl DwarfSource for Dwarf {
                 read_bytes: read().map(|(u, _)| size(u)).sum(),
                 bytes: t.units.iter().map(size).sum(),
             })
+        })
+    }
+
+    fn damage(&self) -> Option<String> {
+        self.cell.with_dependent(|_, t| {
+            // Units whose entries or line program header could not be read when a lookup
+            // needed them.
+            let failed: Vec<&UnitSlot<'_>> = t
+                .units
+                .iter()
+                .filter(|u| matches!(u.full.get(), Some(None)))
+                .collect();
+            let mut said = Vec::new();
+            if let Some((at, why)) = &t.broken {
+                said.push(format!(".debug_info cannot be read from byte {at} on ({why})"));
+            }
+            let cut: Vec<(&UnitSlot<'_>, usize)> = t
+                .units
+                .iter()
+                .zip(&t.parsed)
+                .filter_map(|(u, p)| Some((u, p.get()?.as_ref()?.damaged?)))
+                .collect();
+            if let Some((u, at)) = cut.first() {
+                said.push(format!(
+                    "the entries of {} of its units cannot be read to their end (the first at .debug_info byte {})",
+                    cut.len(),
+                    u.header.offset().0 + at
+                ));
+            }
+            let n = failed.len() + t.unreadable_roots;
+            if n > 0 {
+                let first = failed.first().and_then(|u| {
+                    let e = t.dwarf.unit(u.header).err()?;
+                    let at = u.header.offset().0;
+                    Some(format!(", the first at .debug_info byte {at}: {e}"))
+                });
+                said.push(format!(
+                    "{n} of its {} units cannot be read{}",
+                    t.units.len() + t.unreadable_roots,
+                    first.unwrap_or_default()
+                ));
+            }
+            (!said.is_empty()).then(|| said.join("; "))
         })
     }
 

@@ -70,6 +70,17 @@ struct Image {
 
 impl Image {
     /// How much of the DWARF of the file at `path` was read, for `--debug`.
+    /// The warning about a damaged DWARF, if the lookups met one.
+    fn damage_warning(&self, path: &Path) -> Option<String> {
+        let d = self.dwarf.as_ref()?;
+        let what = d.damage()?;
+        let file = d.symbol_file().map_or(path, |e| e.path.as_path());
+        Some(format!(
+            "Warning: {}: its DWARF is damaged: {what}; the addresses there are named from the symbol table, without inlined functions or source lines",
+            file.display()
+        ))
+    }
+
     fn units_note(&self, path: &Path) -> Option<String> {
         let d = self.dwarf.as_ref()?;
         let r = d.units_read()?;
@@ -1283,6 +1294,17 @@ impl Local {
                     rec => {
                         let mut w = Vec::new();
                         self.map_to_symbols(lib, &pcs, &mut table, &mut w);
+                        // The file's last lookups are done: what of its DWARF could not be
+                        // read is said with them (and kept with them in the cache).
+                        if last_of_image.get(image.as_path()) == Some(&i)
+                            && let Some(d) = self
+                                .images
+                                .get(&image)
+                                .and_then(Option::as_ref)
+                                .and_then(|img| img.damage_warning(&image))
+                        {
+                            w.push(d);
+                        }
                         let flags = self.images.get(&image).and_then(Option::as_ref).map(|img| {
                             (
                                 img.nm.get().is_none_or(NmTable::is_empty),

@@ -86,6 +86,12 @@ pub trait DwarfSource {
     fn units_read(&self) -> Option<UnitsRead> {
         None
     }
+
+    /// What of the DWARF could not be read (damaged sections or units), if anything: the
+    /// addresses there were named from the symbol table.
+    fn damage(&self) -> Option<String> {
+        None
+    }
 }
 
 /// The compilation units of a file's `.debug_info` that lookups have read (parsed their
