@@ -190,6 +190,61 @@ fn truncated_profiles_are_read_or_refused() {
     }
 }
 
+/// A file cut in its header line, in a contention profile's attribute or in a record
+/// before its ` @` says so, with the byte where it ends (not as a memory-map line, nor as a
+/// whole header whose type or rate may be cut). (A contention profile cut in its first line
+/// is no profile rpprof knows: an error.)
+#[test]
+fn cuts_in_headers_attributes_and_records_are_said() {
+    let t = common::root().join("testdata");
+    let heap = std::fs::read(t.join("t-heap/theap.hprof.0001.heap")).unwrap();
+    let je = std::fs::read(t.join("t-jemalloc/tje.0001.heap")).unwrap();
+    let cont = std::fs::read(t.join("t-contention/tcont.contention")).unwrap();
+    let line_end = |d: &[u8], k: usize| {
+        d.iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'\n')
+            .nth(k)
+            .unwrap()
+            .0
+    };
+    let mut cases: Vec<(&str, &[u8], usize, usize)> = vec![
+        ("heap header", &heap, line_end(&heap, 0) - 3, 1),
+        ("jemalloc header", &je, line_end(&je, 0) - 2, 1),
+    ];
+    // The contention profile's attribute lines, cut in their name and in their value, and
+    // its first record, cut before its ` @`.
+    let attr = line_end(&cont, 0) + 1;
+    let first_record = (0..)
+        .map(|k| line_end(&cont, k) + 1)
+        .find(|&at| cont[at].is_ascii_digit())
+        .unwrap();
+    let record_line = cont[..first_record].iter().filter(|b| **b == b'\n').count() + 1;
+    cases.push(("contention attribute name", &cont, attr + 3, 2));
+    cases.push((
+        "contention attribute value",
+        &cont,
+        line_end(&cont, 1) - 1,
+        2,
+    ));
+    cases.push(("contention record", &cont, first_record + 3, record_line));
+    for (what, data, at, line) in cases {
+        let p = rpprof::profile::parse(&data[..at], Path::new("cut.prof"))
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let said = format!("Warning: cut.prof:{line}: the profile is cut short at byte {at}");
+        assert!(
+            p.notes.iter().any(|n| n.starts_with(&said)),
+            "{what}: {said:?} not in {:?}",
+            p.notes
+        );
+        assert!(
+            !p.notes.iter().any(|n| n.contains("memory-map line")),
+            "{what}: {:?}",
+            p.notes
+        );
+    }
+}
+
 #[test]
 fn truncated_profiles_through_the_command() {
     let d = scratch("truncated_command");

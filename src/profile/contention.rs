@@ -35,6 +35,7 @@ pub fn parse(
         String::from_utf8_lossy(header.text).into_owned(),
     );
     p.sample_types = CONTENTION_TYPES.to_vec();
+    super::heap::header_cut(&mut p, path, header);
     if old {
         p.notes.push(
             "Old format contention profile: mistakenly reports condition variable signals as lock contentions."
@@ -83,6 +84,12 @@ pub fn parse(
                     ));
                 }
             }
+        }
+        if !l.terminated && p.mappings.is_empty() && (cut_record(t) || attribute(t).is_some()) {
+            // The file ends in a record before its ` @`, or in an attribute (whose value
+            // may be cut): not a memory-map line.
+            super::heap::cut_short(&mut p, path, &l);
+            break;
         }
         if let Some((var, value)) = attribute(t) {
             let num = || -> Result<f64> {
@@ -139,6 +146,24 @@ pub fn parse(
         p.period = 1;
     }
     Ok(p)
+}
+
+/// True for the start of a record cut before its ` @` (decimal numbers only), or of an
+/// attribute cut before its `=`.
+fn cut_record(t: &[u8]) -> bool {
+    let t = t.trim_ascii();
+    !t.is_empty()
+        && (t
+            .iter()
+            .all(|&b| b.is_ascii_digit() || b == b' ' || b == b'-')
+            || [
+                "cycles/second",
+                "sampling period",
+                "ms since reset",
+                "discarded samples",
+            ]
+            .iter()
+            .any(|a| a.as_bytes().starts_with(t)))
 }
 
 /// Splits a record `<numbers> @ <stack>` at its ` @`; `None` when the line is no record: it

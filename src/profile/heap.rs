@@ -409,6 +409,7 @@ pub fn parse_text(lines: &mut Lines<'_>, header: &Header<'_>, path: &Path) -> Re
     );
     p.sample_types = HEAP_TYPES.to_vec();
     check_header(lines, header, path)?;
+    header_cut(&mut p, path, header);
     let (sampling, period) = sampling_of(header.text, &mut p.notes);
     check_rate(period, path, header.line)?;
     p.sampling = sampling;
@@ -612,6 +613,19 @@ pub(super) fn cut_short(p: &mut Profile, path: &Path, l: &Line<'_>) {
     p.notes.push(cut_note(path, l, &kept));
 }
 
+/// Notes a file cut in its header line (it then has no records; what the header says at its
+/// end, a type or a rate, may be cut too).
+pub(super) fn header_cut(p: &mut Profile, path: &Path, header: &Header<'_>) {
+    if !header.terminated {
+        p.notes.push(format!(
+            "Warning: {}:{}: the profile is cut short at byte {}, in its header line (the process was killed while writing it, or the disk filled): it has no records and no memory map",
+            path.display(),
+            header.line,
+            header.end
+        ));
+    }
+}
+
 /// The warning for a text profile cut in line `l`; `kept` says what is read of it.
 pub(super) fn cut_note(path: &Path, l: &Line<'_>, kept: &str) -> String {
     format!(
@@ -637,6 +651,7 @@ pub fn parse_jemalloc(lines: &mut Lines<'_>, header: &Header<'_>, path: &Path) -
         String::from_utf8_lossy(header.text).into_owned(),
     );
     check_rate(rate, path, header.line)?;
+    header_cut(&mut p, path, header);
     p.sample_types = HEAP_TYPES.to_vec();
     // jeprof scales with the version 2 formula; a rate of 0 leaves values as they are.
     p.sampling = if rate == 0 {

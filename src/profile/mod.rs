@@ -370,6 +370,11 @@ pub(crate) struct Header<'a> {
     pub line: usize,
     /// Move caller addresses back one byte (not in symbolized profiles, whose writer did).
     pub adjust: bool,
+    /// False when the header is the file's last line and has no line end: the file was cut
+    /// in it.
+    pub terminated: bool,
+    /// The byte after the header's text.
+    pub end: usize,
 }
 
 /// Reads pprof's header section: `%warn` and other `%` commands, then the header line.
@@ -393,6 +398,8 @@ fn read_header<'a>(lines: &mut lines::Lines<'a>, notes: &mut Vec<String>) -> Opt
             text: l.text,
             line: l.number,
             adjust: true,
+            terminated: l.terminated,
+            end: l.offset + l.text.len(),
         });
     }
     None
