@@ -65,6 +65,69 @@ pub fn to_rust(pattern: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Why `pattern` cannot be matched as Perl means it, for what `regex` would misread rather
+/// than refuse: Perl's named and relative back-references (`\k<name>`, `\g1`, `\g{-1}`;
+/// `regex` calls them unknown escapes) and a POSIX class Perl does not know (`[[:foo:]]`, which
+/// `regex` takes as a set of characters).
+pub fn unsupported(pattern: &str) -> Option<String> {
+    let b = pattern.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => {
+                let next = b.get(i + 2).copied();
+                match b.get(i + 1) {
+                    Some(b'k') if matches!(next, Some(b'<' | b'\'' | b'{')) => {
+                        return Some("back-references are not supported".into());
+                    }
+                    Some(b'g')
+                        if next.is_some_and(|c| c.is_ascii_digit() || c == b'{' || c == b'-') =>
+                    {
+                        return Some("back-references are not supported".into());
+                    }
+                    _ => {}
+                }
+                i += 2;
+            }
+            b'[' => {
+                let end = class_end(b, i);
+                let mut j = i + 1;
+                while j + 1 < end {
+                    if b[j] == b'\\' {
+                        j += 2;
+                        continue;
+                    }
+                    if b[j] == b'[' && b[j + 1] == b':' {
+                        let rest = &b[j + 2..end];
+                        if let Some(p) = rest.windows(2).position(|w| w == b":]") {
+                            let name = &rest[..p];
+                            let name = name.strip_prefix(b"^").unwrap_or(name);
+                            if !POSIX_CLASSES.iter().any(|c| c.as_bytes() == name) {
+                                return Some(format!(
+                                    "POSIX class [:{}:] unknown",
+                                    String::from_utf8_lossy(name)
+                                ));
+                            }
+                            j += 2 + p + 2;
+                            continue;
+                        }
+                    }
+                    j += 1;
+                }
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// The POSIX classes Perl knows.
+const POSIX_CLASSES: [&str; 14] = [
+    "alpha", "alnum", "ascii", "blank", "cntrl", "digit", "graph", "lower", "print", "punct",
+    "space", "upper", "word", "xdigit",
+];
+
 /// Where the character class opening at `b[at]` (a `[`) ends: the index after its `]`
 /// (`b.len()` when it does not end, for `regex` to report).
 fn class_end(b: &[u8], at: usize) -> usize {
@@ -121,7 +184,7 @@ fn quantifier(b: &[u8]) -> Option<(usize, String)> {
 
 #[cfg(test)]
 mod tests {
-    use super::to_rust;
+    use super::{to_rust, unsupported};
 
     #[test]
     fn braces_that_start_no_quantifier_are_literal() {
@@ -166,6 +229,32 @@ mod tests {
             // failure is the test failing.
             let re = regex::Regex::new(&to_rust(perl)).unwrap();
             assert_eq!(re.is_match(text), matches, "{perl} on {text:?}");
+        }
+    }
+
+    #[test]
+    fn what_regex_would_misread_is_refused() {
+        for (p, why) in [
+            (r"(?<n>a)\k<n>", "back-references are not supported"),
+            (r"(?'n'a)\k'n'", "back-references are not supported"),
+            (r"(a)\k{a}", "back-references are not supported"),
+            (r"(a)\g1", "back-references are not supported"),
+            (r"(a)\g{-1}", "back-references are not supported"),
+            ("[[:foo:]]", "POSIX class [:foo:] unknown"),
+            ("x[a[:^bar:]]", "POSIX class [:bar:] unknown"),
+        ] {
+            assert_eq!(unsupported(p).as_deref(), Some(why), "{p}");
+        }
+        for p in [
+            r"\\k<n>",
+            r"[\[:foo:]]",
+            "[[:alpha:][:^digit:]]",
+            "std::vector<int>",
+            r"a\kb",
+            "{lambda()#1}",
+            "[:foo:]",
+        ] {
+            assert_eq!(unsupported(p), None, "{p}");
         }
     }
 }

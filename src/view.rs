@@ -244,18 +244,25 @@ fn thread_number(want: &str) -> Result<Option<u64>> {
 pub fn compile(re: &Option<String>, what: &str) -> Result<Option<Regex>> {
     match re {
         None => Ok(None),
-        Some(s) => Regex::new(&crate::perlre::to_rust(s))
-            .map(Some)
-            .map_err(|e| {
-                // regex's message spans lines (the pattern, a caret, "error: ..."): one line.
-                let msg = e.to_string();
-                let why = msg
-                    .lines()
-                    .rev()
-                    .find_map(|l| l.strip_prefix("error: "))
-                    .unwrap_or_else(|| msg.lines().next().unwrap_or_default());
-                Error::usage(format!("--{what}: bad regular expression {s:?}: {why}"))
-            }),
+        Some(s) => {
+            if let Some(why) = crate::perlre::unsupported(s) {
+                return Err(Error::usage(format!(
+                    "--{what}: bad regular expression {s:?}: {why}"
+                )));
+            }
+            Regex::new(&crate::perlre::to_rust(s))
+                .map(Some)
+                .map_err(|e| {
+                    // regex's message spans lines (the pattern, a caret, "error: ..."): one line.
+                    let msg = e.to_string();
+                    let why = msg
+                        .lines()
+                        .rev()
+                        .find_map(|l| l.strip_prefix("error: "))
+                        .unwrap_or_else(|| msg.lines().next().unwrap_or_default());
+                    Error::usage(format!("--{what}: bad regular expression {s:?}: {why}"))
+                })
+        }
     }
 }
 
@@ -1031,6 +1038,16 @@ impl Ctx<'_> {
         let m = self.topts.measure;
         writeln!(out, "Total: {} {}", m.unparse(total), m.units()).map_err(io_err)?;
         let mut st = stacks;
+        // The words as typed (the regular expression they were compiled to may read
+        // otherwise: `{` becomes `\{`).
+        let typed = |keep: bool| {
+            let c = self.view.command.as_ref()?;
+            if keep {
+                c.focus.as_deref()
+            } else {
+                c.ignore.as_deref()
+            }
+        };
         for (re, keep, what) in [(focus, true, "focusing on"), (ignore, false, "ignoring")] {
             let Some(re) = re else { continue };
             st = filter(st, re, keep);
@@ -1038,7 +1055,7 @@ impl Ctx<'_> {
             writeln!(
                 out,
                 "After {what} '{}': {} {} of {} ({:.1}%)",
-                re.as_str(),
+                typed(keep).unwrap_or(re.as_str()),
                 m.unparse(left),
                 m.units(),
                 m.unparse(total),

@@ -718,3 +718,22 @@ fn viewers_come_after_the_lines_and_gv_does_not_hold_the_shell() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The focus and ignore lines quote the words as typed, not the regular expression they were
+/// read as (`{` is a literal brace there, `\{` to the regex crate), as pprof quotes them; an
+/// error names the command, not a flag of the command line.
+#[test]
+fn after_lines_quote_the_words_as_typed() {
+    let (blocks, err) = t_heap("top1 -x{1,\ntop1 -{\nlist (\n", &[]);
+    // A bad expression is named by the command it was typed in, not by a flag.
+    assert!(
+        err.contains("rpprof: list: bad regular expression \"(\": unclosed group\n"),
+        "{err}"
+    );
+    let out = blocks.concat();
+    assert!(
+        out.contains("\nAfter ignoring 'x{1,': 2.8 MB of 2.8 (100.0%)\n"),
+        "{out}"
+    );
+    assert!(out.contains("\nAfter ignoring '{': "), "{out}");
+}

@@ -172,7 +172,17 @@ impl Shell {
             Ok(()) => Ok(true),
             Err(e) if e.is_broken_pipe() => Err(e),
             Err(e) => {
-                let _ = writeln!(err, "rpprof: {e}");
+                // The command line's names of what was typed here (`--list: bad regular
+                // expression`): the shell's.
+                let msg = e.to_string();
+                let msg = ["focus", "ignore", "list", "disasm", "peek"]
+                    .iter()
+                    .find_map(|w| {
+                        msg.strip_prefix("--")
+                            .filter(|m| m.starts_with(&format!("{w}:")))
+                    })
+                    .unwrap_or(&msg);
+                let _ = writeln!(err, "rpprof: {msg}");
                 Ok(true)
             }
         }
