@@ -616,6 +616,23 @@ fn terminal_editing_history_and_completion() {
         text.contains("ROUTINE ====================== tdata::index::grow"),
         "{text}"
     );
+    // A history that cannot be read is put aside, said, and a new one kept.
+    let file = state.join("rpprof").join("history");
+    std::fs::write(&file, b"top3\n\xff\xfe\n").unwrap();
+    let text = session(&[b"top1\r"], &["Total: 2.8 MB"]);
+    assert!(
+        text.contains(&format!(
+            "history not read (stream did not contain valid UTF-8); kept as {}.bad, a new one is started",
+            file.display()
+        )),
+        "{text}"
+    );
+    assert_eq!(
+        std::fs::read(state.join("rpprof").join("history.bad")).unwrap(),
+        b"top3\n\xff\xfe\n"
+    );
+    let history = std::fs::read_to_string(&file).unwrap();
+    assert!(history.contains("top1"), "{history}");
     let _ = std::fs::remove_dir_all(&state);
     let _ = std::io::stderr().flush();
 }

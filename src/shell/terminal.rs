@@ -118,7 +118,24 @@ impl Terminal {
             if h.exists()
                 && let Err(e) = editor.load_history(h)
             {
-                let _ = writeln!(err, "rpprof: {}: history not read: {e}", h.display());
+                // A history that cannot be read cannot be added to either: it is put aside
+                // (not lost) and a new one started.
+                let mut aside = h.clone().into_os_string();
+                aside.push(".bad");
+                let moved = std::fs::rename(h, &aside).is_ok();
+                let _ = writeln!(
+                    err,
+                    "rpprof: {}: history not read ({e}){}",
+                    h.display(),
+                    if moved {
+                        format!(
+                            "; kept as {}, a new one is started",
+                            std::path::Path::new(&aside).display()
+                        )
+                    } else {
+                        String::new()
+                    }
+                );
             }
         }
         Some(Terminal { editor, history })
