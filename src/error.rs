@@ -144,6 +144,8 @@ impl fmt::Display for Error {
             f.write_str(": ")?;
         }
         match &self.kind {
+            // About no input file: the report (or a message) could not be written.
+            ErrorKind::Io(e) if self.path.is_none() => write!(f, "cannot write the report: {e}"),
             ErrorKind::Io(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 f.write_str("No such file")
             }
