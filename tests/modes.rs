@@ -275,6 +275,33 @@ fn raw_round_trips_the_builders_profiles() {
     );
 }
 
+/// A sampled profile less itself (or less a dump sharing most of its records) round-trips:
+/// a base record equal to one of the profile's is left out with it, where, read back, the
+/// pair summed in file order left rounding residue (`Total: -0.0 MB`, rows at -25%).
+#[test]
+fn raw_round_trips_differences_of_real_sampled_profiles() {
+    let d = scratch("raw_real_diff");
+    let t = common::root().join("testdata");
+    let path = |p: &str| t.join(p).to_string_lossy().into_owned();
+    let v2 = path("t-heap/theap.heapv2");
+    assert_raw_round_trip(&d, "missing-program", &v2, &[&format!("--base={v2}")]);
+    let (raw_code, raw, _) = run(
+        &d,
+        &["--raw", &format!("--base={v2}"), "missing-program", &v2],
+    );
+    assert_eq!(raw_code, 0);
+    let records = String::from_utf8_lossy(&raw)
+        .lines()
+        .filter(|l| l.contains(" @ 0x"))
+        .count();
+    assert_eq!(records, 0, "a profile less itself leaves no record");
+    let je = path("t-jemalloc/tje.0003.heap");
+    for base in ["t-jemalloc/tje.0002.heap", "t-jemalloc/tje.0003.heap"] {
+        let b = format!("--base={}", path(base));
+        assert_raw_round_trip(&d, "missing-program", &je, &[&b]);
+    }
+}
+
 #[test]
 fn raw_round_trips_the_peer_profiles() {
     let Some(dir) = peer() else {

@@ -8,7 +8,7 @@
 //! | page | what |
 //! |---|---|
 //! | `flamegraph` (default) | the stacks, drawn in the browser (`assets/flame.js`) |
-//! | `top` | the `--text` table, sortable |
+//! | `top` | the `--text` table, sortable; its first [`TOP_ROWS`] rows unless `rows=` says otherwise |
 //! | `graph` | the `--svg` call graph (Graphviz), pan and zoom |
 //! | `source`, `disasm`, `peek` | `--list`, `--disasm`, `--peek` of `f=<regexp>` |
 //! | `trend` | `--trend` over the history's profiles of the viewed kind: chart and table, each row a link to the diff of the last against the first |
