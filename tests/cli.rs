@@ -350,3 +350,28 @@ fn an_empty_listing_says_why() {
         );
     }
 }
+
+/// `--disasm` of a profile whose total is 0 (less itself): the share is 0.0%, where
+/// google-pprof dies dividing by the total.
+#[test]
+fn disasm_of_a_zero_total() {
+    let d = common::root().join("testdata").join("t-heap");
+    let (code, out, err) = run(
+        &d,
+        &[
+            "--disasm=main",
+            "--base=theap.hprof.0003.heap",
+            "./theap",
+            "theap.hprof.0003.heap",
+        ],
+    );
+    if code == 2 && err.contains("objdump") {
+        return common::skip("disasm_of_a_zero_total", "objdump is not installed");
+    }
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(" MB (flat, cumulative) 0.0% of total\n"),
+        "{out}"
+    );
+    assert!(!out.contains("nan"), "{out}");
+}

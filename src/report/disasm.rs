@@ -252,7 +252,12 @@ pub fn write_routine(
         measure.unparse(flat_total),
         measure.unparse(cum_total),
         measure.units(),
-        crate::units::percent(cum_total, total)
+        // A total of 0 (a profile less itself): pprof dies dividing by it.
+        if total == 0.0 {
+            "0.0%".to_string()
+        } else {
+            crate::units::percent(cum_total, total)
+        }
     )?;
     let mut current = String::new();
     let mut i = 0;
