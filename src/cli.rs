@@ -452,9 +452,32 @@ const PPROF_OPTIONS: &[&str] = &[
     "web",
 ];
 
+/// jeprof's long options that google-pprof does not have, and google-pprof's that jeprof
+/// does not: invoked as jeprof, an abbreviation keeps the meaning it has in jeprof (`--sh`
+/// is `--show_bytes` there: jeprof has no `--show_addresses`).
+const JEPROF_ONLY: &[&str] = &["retain", "exclude", "thread", "debug-syms-by-id"];
+const PPROF_ONLY: &[&str] = &[
+    "show_addresses",
+    "stacks",
+    "no-auto-signal-frm",
+    "no_strip_temp",
+];
+
+/// True when `name` is an option of the Perl tool rpprof stands in for (jeprof when
+/// `jeprof`, else google-pprof).
+fn upstream(name: &str, jeprof: bool) -> bool {
+    if jeprof {
+        JEPROF_ONLY.contains(&name)
+            || (PPROF_OPTIONS.contains(&name) && !PPROF_ONLY.contains(&name))
+    } else {
+        PPROF_OPTIONS.contains(&name)
+    }
+}
+
 /// Resolves a typed option name as Getopt::Long does: an exact match (any case), else the
-/// only option it is a prefix of (or the only one of pprof's, see [`PPROF_OPTIONS`]).
-fn resolve<'a>(typed: &str, all: &'a [Spelling<'a>]) -> Result<&'a Spelling<'a>> {
+/// only option it is a prefix of (or the only one of pprof's, see [`PPROF_OPTIONS`], or of
+/// jeprof's when `jeprof`).
+fn resolve<'a>(typed: &str, all: &'a [Spelling<'a>], jeprof: bool) -> Result<&'a Spelling<'a>> {
     let t = typed.to_ascii_lowercase();
     if let Some(s) = all.iter().find(|s| s.text == t) {
         return Ok(s);
@@ -467,7 +490,7 @@ fn resolve<'a>(typed: &str, all: &'a [Spelling<'a>]) -> Result<&'a Spelling<'a>>
         0 => Err(Error::usage(format!("Unknown option: {typed}"))),
         _ if options.len() == 1 && hits.iter().all(|h| h.negated == hits[0].negated) => Ok(hits[0]),
         _ => {
-            if let Some(h) = pprof_meaning(&hits) {
+            if let Some(h) = pprof_meaning(&hits, jeprof) {
                 return Ok(h);
             }
             let mut names: Vec<&str> = hits.iter().map(|s| s.text.as_str()).collect();
@@ -481,11 +504,12 @@ fn resolve<'a>(typed: &str, all: &'a [Spelling<'a>]) -> Result<&'a Spelling<'a>>
     }
 }
 
-/// The one spelling among `hits` that names an option of pprof's, when there is one.
-fn pprof_meaning<'a>(hits: &[&'a Spelling<'a>]) -> Option<&'a Spelling<'a>> {
+/// The one spelling among `hits` that names an option of pprof's (jeprof's when `jeprof`),
+/// when there is one.
+fn pprof_meaning<'a>(hits: &[&'a Spelling<'a>], jeprof: bool) -> Option<&'a Spelling<'a>> {
     let ours: Vec<&&Spelling<'_>> = hits
         .iter()
-        .filter(|h| PPROF_OPTIONS.contains(&h.spec.name.as_str()))
+        .filter(|h| upstream(&h.spec.name, jeprof))
         .collect();
     let first = ours.first()?;
     ours.iter()
@@ -521,8 +545,9 @@ fn check_value(spec: &OptSpec, value: &str) -> Result<()> {
 }
 
 /// Rewrites a pprof-style command line (without the program name) into canonical
-/// `--name[=value]` options followed by `--` and the files.
-pub fn normalize(argv: &[String]) -> Result<Vec<String>> {
+/// `--name[=value]` options followed by `--` and the files; `jeprof`: invoked as jeprof
+/// (abbreviations as jeprof reads them).
+pub fn normalize(argv: &[String], jeprof: bool) -> Result<Vec<String>> {
     let specs = specs();
     let all = spellings(&specs);
     // Final state per option: switches on/off, values (last one wins).
@@ -550,7 +575,7 @@ pub fn normalize(argv: &[String]) -> Result<Vec<String>> {
             Some((n, v)) => (n, Some(v.to_string())),
             None => (body, None),
         };
-        let sp = resolve(typed, &all)?;
+        let sp = resolve(typed, &all, jeprof)?;
         let name = sp.spec.name.clone();
         if !order.contains(&name) {
             order.push(name.clone());
@@ -834,7 +859,10 @@ mod tests {
     use super::*;
 
     fn norm(args: &[&str]) -> Result<Vec<String>> {
-        normalize(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+        normalize(
+            &args.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+            false,
+        )
     }
 
     #[test]
@@ -878,7 +906,7 @@ mod tests {
                 if typed != *name && pprof.iter().any(|t| t != name && t.starts_with(typed)) {
                     continue;
                 }
-                let s = resolve(typed, &all).unwrap_or_else(|e| panic!("--{typed}: {e}"));
+                let s = resolve(typed, &all, false).unwrap_or_else(|e| panic!("--{typed}: {e}"));
                 assert_eq!(
                     (s.spec.name.as_str(), s.negated),
                     (*name, false),
@@ -894,9 +922,25 @@ mod tests {
             ("ever", "every"),
             ("full", "full_names"),
         ] {
-            assert_eq!(resolve(typed, &all).unwrap().spec.name, name);
+            assert_eq!(resolve(typed, &all, false).unwrap().spec.name, name);
         }
-        assert!(resolve("no_", &all).is_ok_and(|s| s.spec.name == "no_strip_temp"));
+        assert!(resolve("no_", &all, false).is_ok_and(|s| s.spec.name == "no_strip_temp"));
+    }
+
+    /// Invoked as jeprof, an abbreviation means what it means in jeprof, which has no
+    /// `--show_addresses`; google-pprof has both, and finds `--sh` ambiguous.
+    #[test]
+    fn abbreviations_as_jeprof_reads_them() {
+        let specs = specs();
+        let all = spellings(&specs);
+        for typed in ["sh", "sho", "show", "show_", "nosh", "no-sh"] {
+            let s = resolve(typed, &all, true).unwrap_or_else(|e| panic!("--{typed}: {e}"));
+            assert_eq!(s.spec.name, "show_bytes", "--{typed}");
+            assert_eq!(s.negated, typed.starts_with("no"), "--{typed}");
+            let e = resolve(typed, &all, false).map(|s| &s.spec.name);
+            assert!(e.is_err(), "--{typed} as google-pprof: {e:?}");
+        }
+        assert_eq!(resolve("ret", &all, true).unwrap().spec.name, "retain");
     }
 
     #[test]

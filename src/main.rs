@@ -45,7 +45,7 @@ fn main() -> ExitCode {
         })
         .collect();
     let args = rest
-        .and_then(|rest| cli::normalize(&rest))
+        .and_then(|rest| cli::normalize(&rest, jeprof))
         .and_then(|canonical| {
             let matches = cli::command()
                 .try_get_matches_from(std::iter::once("rpprof".to_string()).chain(canonical));
