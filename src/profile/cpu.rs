@@ -261,6 +261,8 @@ pub fn parse(file: &[u8], pos: usize, path: &Path, adjust: bool) -> Result<Profi
                 path.display(),
                 p.samples.len()
             )),
+            // A symbolized profile (`--raw`) from google-pprof never has one.
+            None if !adjust => {}
             None => p.notes.push(format!(
                 "Warning: {}: the CPU profile has no end-of-data marker (the profiler writes it, and the memory map, at ProfilerStop or exit: the process was killed?); the records read may be incomplete",
                 path.display()
