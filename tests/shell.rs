@@ -604,6 +604,8 @@ fn terminal_editing_history_and_completion() {
         text.contains("ROUTINE ====================== tdata::index::grow"),
         "{text}"
     );
+    // ^D ends the prompt's line once: no blank line after it.
+    assert!(!text.ends_with("\r\n\r\n"), "{text:?}");
     let history = std::fs::read_to_string(state.join("rpprof").join("history")).unwrap();
     assert!(history.contains("top3"), "{history}");
     assert!(history.contains("list tdata::index::grow"), "{history}");

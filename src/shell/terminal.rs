@@ -160,10 +160,8 @@ impl Input for Terminal {
                 }
                 // Ctrl-C drops the line being typed, as in a shell.
                 Err(ReadlineError::Interrupted) => continue,
-                Err(ReadlineError::Eof) => {
-                    let _ = writeln!(err);
-                    return None;
-                }
+                // (The editor has ended the prompt's line.)
+                Err(ReadlineError::Eof) => return None,
                 Err(e) => {
                     let _ = writeln!(err, "rpprof: cannot read the terminal: {e}");
                     return None;
