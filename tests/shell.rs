@@ -535,11 +535,17 @@ top3
         "sample_index    = inuse_space",
         "granularity     = functions",
         // help names this profile's sample types only.
-        "  sample_index=inuse_objects | inuse_space | alloc_objects | alloc_space ",
+        "  sample_index=inuse_objects | inuse_space | alloc_objects | alloc_space\n",
     ] {
         assert!(err.contains(want), "{want:?} not in:\n{err}");
     }
     assert!(!err.contains("| contentions"), "{err}");
+    // The help fits a terminal of 80 columns.
+    let (_, help) = t_heap("help\n", &[]);
+    let from = help.find("rpprof's shell:").unwrap();
+    for line in help[from..].lines() {
+        assert!(line.chars().count() <= 80, "{} columns: {line}", line.len());
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -568,6 +568,34 @@ fn listing_html(program: &str, listing: &[u8]) -> String {
 
 /// `help` and `help <topic>`, on `err`; `types` are the names `sample_index=` takes for the
 /// profile (the option's list names every profile kind's).
+/// One row of the help: `left` in a column, `what` beside it, wrapped within 80 columns; a
+/// `left` too wide for its column has the text on the lines after it.
+fn help_row(err: &mut dyn Write, left: &str, what: &str) {
+    const COLUMN: usize = 26;
+    const WIDTH: usize = 80;
+    let indent = " ".repeat(2 + COLUMN + 1);
+    let mut line = if left.len() <= COLUMN {
+        format!("  {left:<COLUMN$} ")
+    } else {
+        let _ = writeln!(err, "  {left}");
+        indent.clone()
+    };
+    let mut empty = true;
+    for word in what.split(' ') {
+        if !empty && line.len() + 1 + word.len() > WIDTH {
+            let _ = writeln!(err, "{}", line.trim_end());
+            line = indent.clone();
+            empty = true;
+        }
+        if !empty {
+            line.push(' ');
+        }
+        line.push_str(word);
+        empty = false;
+    }
+    let _ = writeln!(err, "{}", line.trim_end());
+}
+
 fn help(topic: Option<&str>, types: &[&str], err: &mut dyn Write) {
     let joined = types.join(" | ");
     let values_of = |name: &str, values: &'static str| -> String {
@@ -601,22 +629,18 @@ fn help(topic: Option<&str>, types: &[&str], err: &mut dyn Write) {
         "rpprof's shell: pprof's commands, and Go pprof's options.\n\nCommands:"
     );
     for (name, args, what) in COMMANDS {
-        let _ = writeln!(err, "  {:<36} {what}", format!("{name} {args}"));
+        help_row(err, &format!("{name} {args}"), what);
     }
     let _ = writeln!(
         err,
         "\nOptions (name=value; they stay set; \"options\" shows them):"
     );
     for (name, values, what) in OPTIONS {
-        let _ = writeln!(
-            err,
-            "  {:<36} {what}",
-            format!("{name}={}", values_of(name, values))
-        );
+        help_row(err, &format!("{name}={}", values_of(name, values)), what);
     }
     let _ = writeln!(
         err,
-        "\nA sample type (alloc_space, ...) or a granularity (lines, ...) alone sets that option.\n\
+        "\nA sample type (alloc_space, ...) or a granularity (lines, ...) alone sets that\noption. \
 Any report command takes >file to write the report to a file.\n\
 \"help <command>\" or \"help <option>\" says more."
     );
