@@ -540,6 +540,29 @@ fn counts_and_rates_no_profiler_writes_are_refused() {
     }
 }
 
+/// A byte that is no text in a heap record is named with its column, however long the line.
+#[test]
+fn a_byte_that_is_no_text_is_shown_where_it_is() {
+    let d = scratch("not_text");
+    let stack: String = (0..40).map(|i| format!("0x{:x} ", 0x40_1000 + i)).collect();
+    let mut data =
+        format!("heap profile: 1: 1 [1: 1] @ heapprofile\n1: 1 [1: 1] @ {stack}").into_bytes();
+    let at = data.len() - 5;
+    data[at] = 0xcc;
+    data.push(b'\n');
+    let p = write(&d, "p.heap", &data);
+    let out = run(&d, &["--text", "missing-program", &p]);
+    assert_eq!(check(&out, "not text"), 1);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let column = at - data.iter().position(|&b| b == b'\n').unwrap();
+    assert!(
+        stderr.contains(&format!(
+            "rpprof: {p}:2: bad sample line: byte 0xcc at column {column} is not text"
+        )),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn cyclic_and_overlapping_maps() {
     let d = scratch("maps");

@@ -476,11 +476,21 @@ impl Records<'_> {
                     .captures(t)
                     .map(|c| std::array::from_fn(|i| c.get(i + 1).map(|m| m.as_bytes())))
             }) else {
-                return Err(Error::format(
-                    path,
-                    Location::Line(l.number),
-                    format!("bad sample line {:?}", lines::shorten(l.text, 60)),
-                ));
+                // A byte that is no text (a damaged file) is shown where it is: the line may
+                // be long, and its quoted start looks fine.
+                let why =
+                    match l.text.iter().position(|&b| {
+                        !(b.is_ascii_graphic() || b == b' ' || b == b'\t' || b == b'\r')
+                    }) {
+                        Some(i) => format!(
+                            "bad sample line: byte 0x{:02x} at column {} is not text ({:?})",
+                            l.text[i],
+                            i + 1,
+                            lines::shorten(&l.text[i.saturating_sub(20)..], 40)
+                        ),
+                        None => format!("bad sample line {:?}", lines::shorten(l.text, 60)),
+                    };
+                return Err(Error::format(path, Location::Line(l.number), why));
             };
             let n1 = count(c[0], path, &l)?;
             let s1 = count(c[1], path, &l)?;
