@@ -69,7 +69,6 @@ struct Image {
 }
 
 impl Image {
-    /// How much of the DWARF of the file at `path` was read, for `--debug`.
     /// The warning about a damaged DWARF, if the lookups met one.
     fn damage_warning(&self, path: &Path) -> Option<String> {
         let d = self.dwarf.as_ref()?;
@@ -81,6 +80,7 @@ impl Image {
         ))
     }
 
+    /// How much of the DWARF of the file at `path` was read, for `--debug`.
     fn units_note(&self, path: &Path) -> Option<String> {
         let d = self.dwarf.as_ref()?;
         let r = d.units_read()?;
@@ -1256,10 +1256,13 @@ impl Local {
         self.want(&libs, &taken, &images, &skip);
         let mut to_write = Vec::new();
         for (i, (lib, pcs)) in libs.iter().zip(taken).enumerate() {
-            // (A mapping without addresses may be the last of a file others read.)
+            // (A mapping without addresses may be the last of a file others read, or of one
+            // kept from an earlier call.)
+            let last = last_of_path.get(lib.path.as_path()) == Some(&i);
             let image = match (&images[i], image_of_path.get(lib.path.as_path())) {
                 (Some(im), _) => im.clone(),
                 (None, Some(im)) => im.to_path_buf(),
+                (None, None) if last && !self.images.is_empty() => Self::image_path(lib),
                 (None, None) => PathBuf::new(),
             };
             if pcs.is_empty() {
@@ -1330,7 +1333,7 @@ impl Local {
                 }
             }
             // A file's tables are big: let them go once no later mapping needs them.
-            if last_of_path.get(lib.path.as_path()) == Some(&i) {
+            if last {
                 let img = self.images.remove(&image).flatten();
                 self.read_notes
                     .extend(img.and_then(|img| img.units_note(&image)));
