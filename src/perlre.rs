@@ -85,6 +85,14 @@ pub fn unsupported(pattern: &str) -> Option<String> {
                     {
                         return Some("back-references are not supported".into());
                     }
+                    // Perl quotes with them only in a program's source; in a pattern read
+                    // from the command line they are the letters Q and E.
+                    Some(b'Q' | b'E') => {
+                        return Some(
+                            r"\Q...\E is not supported (escape each special character with \ instead)"
+                                .into(),
+                        );
+                    }
                     _ => {}
                 }
                 i += 2;
@@ -242,6 +250,10 @@ mod tests {
             (r"(a)\g{-1}", "back-references are not supported"),
             ("[[:foo:]]", "POSIX class [:foo:] unknown"),
             ("x[a[:^bar:]]", "POSIX class [:bar:] unknown"),
+            (
+                r"\Qa.b\E",
+                r"\Q...\E is not supported (escape each special character with \ instead)",
+            ),
         ] {
             assert_eq!(unsupported(p).as_deref(), Some(why), "{p}");
         }
