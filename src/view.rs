@@ -1538,13 +1538,17 @@ fn write_raw(out: &mut Vec<u8>, job: &RawJob<'_>, notes: &mut Vec<String>) -> Re
         .chain(job.base.map(|b| (b, -1.0)))
     {
         records.extend(i.profile.samples.iter().map(|s| (s, sign)));
+        // A thread's report is of the profile alone, base or not (jeprof's): the base's
+        // thread lines are not written, so that --thread on the file reports the same.
+        if sign < 0.0 {
+            continue;
+        }
         for (t, samples) in &i.profile.threads {
             threads.extend(samples.iter().map(|s| (*t, (s, sign))));
         }
     }
     if job.base.is_some() {
-        cancel_pairs(&mut records, |_| 0);
-        cancel_pairs(&mut threads, |t| t.0);
+        cancel_pairs(&mut records);
     }
     if ctx.focus.is_some() || ctx.ignore.is_some() {
         let mut all = Stacks::default();
@@ -1583,18 +1587,13 @@ fn write_raw(out: &mut Vec<u8>, job: &RawJob<'_>, notes: &mut Vec<String>) -> Re
 }
 
 /// Leaves out of `records` each base record (sign -1) together with a profile record
-/// (sign 1) of the same stack and values (and the same `group`, a thread): read back, the
-/// pair would add up to zero only up to rounding (a stack's scaled values summed in another
-/// order than the report subtracts them), where the report has nothing.
-fn cancel_pairs<T>(records: &mut Vec<T>, group: impl Fn(&T) -> u64)
-where
-    T: AsRecord,
-{
-    type Key = (u64, Vec<u64>, Vec<u64>);
-    let key = |r: &T| -> Key {
-        let (s, _) = r.record();
+/// (sign 1) of the same stack and values: read back, the pair would add up to zero only up
+/// to rounding (a stack's scaled values summed in another order than the report subtracts
+/// them), where the report has nothing.
+fn cancel_pairs(records: &mut Vec<raw::Record<'_>>) {
+    type Key = (Vec<u64>, Vec<u64>);
+    let key = |(s, _): &raw::Record<'_>| -> Key {
         (
-            group(r),
             s.stack.clone(),
             s.values.iter().map(|v| v.to_bits()).collect(),
         )
@@ -1602,12 +1601,12 @@ where
     let mut open: FxHashMap<Key, Vec<usize>> = FxHashMap::default();
     let mut gone = vec![false; records.len()];
     for (i, r) in records.iter().enumerate() {
-        if r.record().1 > 0.0 {
+        if r.1 > 0.0 {
             open.entry(key(r)).or_default().push(i);
         }
     }
     for (i, r) in records.iter().enumerate() {
-        if r.record().1 < 0.0
+        if r.1 < 0.0
             && let Some(j) = open.get_mut(&key(r)).and_then(Vec::pop)
         {
             gone[i] = true;
@@ -1619,23 +1618,6 @@ where
         at += 1;
         !gone[at - 1]
     });
-}
-
-/// A record to write, alone or with its thread.
-trait AsRecord {
-    fn record(&self) -> raw::Record<'_>;
-}
-
-impl AsRecord for raw::Record<'_> {
-    fn record(&self) -> raw::Record<'_> {
-        *self
-    }
-}
-
-impl AsRecord for (u64, raw::Record<'_>) {
-    fn record(&self) -> raw::Record<'_> {
-        self.1
-    }
 }
 
 /// The stacks of `samples`, the value at `index` of each.

@@ -299,6 +299,8 @@ fn raw_round_trips_differences_of_real_sampled_profiles() {
     for base in ["t-jemalloc/tje.0002.heap", "t-jemalloc/tje.0003.heap"] {
         let b = format!("--base={}", path(base));
         assert_raw_round_trip(&d, "missing-program", &je, &[&b]);
+        // A thread's report is of the profile alone, with a base too (jeprof's).
+        assert_raw_round_trip(&d, "missing-program", &je, &[&b, "--thread=*"]);
     }
 }
 
