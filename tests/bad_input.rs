@@ -704,7 +704,7 @@ fn damaged_dwarf_is_said() {
         let profile = heap.join("theap.hprof.0003.heap").display().to_string();
         for pass in ["cold", "from the cache"] {
             let out = Command::new(env!("CARGO_BIN_EXE_rpprof"))
-                .args(["--text", "--lines", &prog, &profile])
+                .args(["--text", "--lines", "--debug", &prog, &profile])
                 .env("XDG_CACHE_HOME", dir.join("cache"))
                 .stdin(Stdio::null())
                 .output()
@@ -712,6 +712,12 @@ fn damaged_dwarf_is_said() {
             assert_eq!(check(&out, what), 0, "{what}");
             assert!(out.stdout.starts_with(b"Total: "), "{what}");
             let stderr = String::from_utf8_lossy(&out.stderr);
+            // The second run's answers come from the cache (the program's among them).
+            let hits = if pass == "cold" { "0 files" } else { "3 files" };
+            assert!(
+                stderr.contains(&format!("rpprof: {hits} answered from the symbol cache")),
+                "{what}, {pass}: {stderr}"
+            );
             match says {
                 None => assert!(
                     !stderr.contains("DWARF is damaged"),

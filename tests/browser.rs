@@ -509,6 +509,32 @@ fn top_graph_and_a_new_dump_in_the_browser() {
         "all the rows",
         "return location.search.includes('rows=all') && !document.getElementById('cut')",
     );
+    // On a bare URL of a server given --focus, the server's order keeps the focus.
+    {
+        let focused = web::start(
+            &t,
+            &["--focus=grow", prog.to_str().unwrap(), t.to_str().unwrap()],
+            &[],
+        );
+        b.open(&format!("{}/ui/top?rows=2", focused.url));
+        b.wait("the cut table", "return !!document.getElementById('cut')");
+        let cut = "return document.getElementById('cut').textContent.split(' rows')[0]";
+        let before = b.js(cut);
+        b.click("#toptable th:nth-child(5)");
+        b.wait(
+            "the server's cum order",
+            "return location.search.includes('sort=cum') && !!document.querySelector('#toptable th[data-key=cum].desc')",
+        );
+        assert!(
+            b.js("return location.search")
+                .as_str()
+                .unwrap()
+                .contains("f=grow"),
+            "{}",
+            b.js("return location.search")
+        );
+        assert_eq!(b.js(cut), before);
+    }
 
     // The call graph, when graphviz is there.
     if common::have("dot") {

@@ -641,6 +641,17 @@ fn terminal_editing_history_and_completion() {
     );
     let history = std::fs::read_to_string(&file).unwrap();
     assert!(history.contains("top1"), "{history}");
+    // A second one is put aside under a name not taken: the first stays.
+    std::fs::write(&file, b"\xfftop9\n").unwrap();
+    let text = session(&[b"top1\r"], &["Total: 2.8 MB"]);
+    assert!(
+        text.contains("history.bad.1, a new one is started"),
+        "{text}"
+    );
+    assert_eq!(
+        std::fs::read(state.join("rpprof").join("history.bad")).unwrap(),
+        b"top3\n\xff\xfe\n"
+    );
     let _ = std::fs::remove_dir_all(&state);
     let _ = std::io::stderr().flush();
 }
@@ -698,6 +709,7 @@ fn viewers_come_after_the_lines_and_gv_does_not_hold_the_shell() {
             .current_dir("/tmp/rpprof-corpus/t-heap")
             .env("PATH", path)
             .env("BROWSER", "true")
+            .env("TMPDIR", &dir)
             .stdin(std::fs::File::open(&input).unwrap())
             .stdout(std::fs::File::create(&out).unwrap())
             .stderr(std::fs::File::create(&err).unwrap())
@@ -727,6 +739,14 @@ fn viewers_come_after_the_lines_and_gv_does_not_hold_the_shell() {
         Path::new(&format!("/proc/{pid}")).exists(),
         "the shell waited for gv to be closed"
     );
+    // The shell took its graph's file with it (as pprof removes its temporary files).
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".ps"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
     let _ = Command::new("kill").arg(&pid).status();
     // No viewer (evince), no Graphviz (web): the lines, then why.
     for (cmd, path, says) in [

@@ -261,8 +261,9 @@ pub fn parse(file: &[u8], pos: usize, path: &Path, adjust: bool) -> Result<Profi
                 path.display(),
                 p.samples.len()
             )),
-            // A symbolized profile (`--raw`) from google-pprof never has one.
-            None if !adjust => {}
+            // google-pprof's `--raw` (a symbolized profile of period 1) never has one;
+            // rpprof's always has.
+            None if !adjust && period == 1 => {}
             None => p.notes.push(format!(
                 "Warning: {}: the CPU profile has no end-of-data marker (the profiler writes it, and the memory map, at ProfilerStop or exit: the process was killed?); the records read may be incomplete",
                 path.display()

@@ -252,8 +252,8 @@ pub fn write_routine(
         measure.unparse(flat_total),
         measure.unparse(cum_total),
         measure.units(),
-        // A total of 0 (a profile less itself): pprof dies dividing by it.
-        if total == 0.0 {
+        // Nothing of a total of 0 (a profile less itself): pprof dies dividing by it.
+        if total == 0.0 && cum_total == 0.0 {
             "0.0%".to_string()
         } else {
             crate::units::percent(cum_total, total)

@@ -243,9 +243,25 @@ pub fn open_in_browser(ext: &str, data: &[u8], err: &mut dyn Write) -> Result<()
     Ok(())
 }
 
+/// The files of viewers started in the background and not yet closed: removed by
+/// [`remove_viewer_files`] when the shell ends (as pprof removes its temporary files).
+static VIEWER_FILES: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// Removes the files of the viewers still open (see [`VIEWER_FILES`]).
+pub fn remove_viewer_files() {
+    let files = match VIEWER_FILES.lock() {
+        Ok(mut f) => std::mem::take(&mut *f),
+        Err(_) => return,
+    };
+    for f in files {
+        let _ = std::fs::remove_file(f);
+    }
+}
+
 /// Runs a viewer on `file` without waiting for it (the shell's `gv` and `evince`, as pprof
-/// runs them): the file is removed when the viewer exits 0, else its path is said.
-fn start_viewer(program: &str, args: &[&str], file: &Path, err: &mut dyn Write) -> bool {
+/// runs them): the file is removed when the viewer exits 0 (or the shell ends); when the
+/// viewer cannot start, its path is said.
+fn start_viewer(program: &str, args: &[&str], file: &Path, err: &mut dyn Write) {
     let child = Command::new(program)
         .args(args)
         .arg(file)
@@ -254,22 +270,37 @@ fn start_viewer(program: &str, args: &[&str], file: &Path, err: &mut dyn Write) 
     let mut child = match child {
         Ok(c) => c,
         Err(e) => {
-            let _ = writeln!(err, "rpprof: cannot run {program}: {e}");
-            return false;
+            let _ = writeln!(
+                err,
+                "rpprof: cannot run {program}: {e}; the graph is in {}",
+                file.display()
+            );
+            return;
         }
     };
+    if let Ok(mut f) = VIEWER_FILES.lock() {
+        f.push(file.to_path_buf());
+    }
     let (program, file) = (program.to_string(), file.to_path_buf());
     // The thread only waits (no zombie is left) and tidies up; it ends with the process.
-    let waited = std::thread::Builder::new().spawn(move || match child.wait() {
-        Ok(s) if s.success() => {
+    let waited = std::thread::Builder::new().spawn(move || {
+        let ok = child.wait().is_ok_and(|s| s.success());
+        if ok {
             let _ = std::fs::remove_file(&file);
+        } else {
+            // (Said as it happens, perhaps over the line being typed: it is rare.)
+            eprintln!(
+                "rpprof: {program} failed; the graph is in {}",
+                file.display()
+            );
         }
-        _ => eprintln!(
-            "rpprof: {program} failed; the graph is in {}",
-            file.display()
-        ),
+        // Removed, or kept where the message says: not the shell's to remove any more.
+        if let Ok(mut f) = VIEWER_FILES.lock() {
+            f.retain(|x| *x != file);
+        }
     });
-    waited.is_ok()
+    // (Without a thread to wait, the file goes when the shell ends.)
+    let _ = waited;
 }
 
 /// `--gv`: renders PostScript to a temporary file and shows it with `gv`; in the

@@ -104,6 +104,14 @@ impl Shell {
         err: &mut dyn Write,
     ) -> Result<()> {
         let _ = writeln!(err, "Welcome to {}!  For help, type 'help'.", self.name);
+        // The files of viewers still open go with the shell, however it ends.
+        struct Tidy;
+        impl Drop for Tidy {
+            fn drop(&mut self) {
+                graphviz::remove_viewer_files();
+            }
+        }
+        let _tidy = Tidy;
         let prompt = self.prompt();
         while let Some(line) = input.read_line(&prompt, err) {
             let start = std::time::Instant::now();
@@ -566,8 +574,6 @@ fn listing_html(program: &str, listing: &[u8]) -> String {
     )
 }
 
-/// `help` and `help <topic>`, on `err`; `types` are the names `sample_index=` takes for the
-/// profile (the option's list names every profile kind's).
 /// One row of the help: `left` in a column, `what` beside it, wrapped within 80 columns; a
 /// `left` too wide for its column has the text on the lines after it.
 fn help_row(err: &mut dyn Write, left: &str, what: &str) {
@@ -596,6 +602,8 @@ fn help_row(err: &mut dyn Write, left: &str, what: &str) {
     let _ = writeln!(err, "{}", line.trim_end());
 }
 
+/// `help` and `help <topic>`, on `err`; `types` are the names `sample_index=` takes for the
+/// profile (the option's list names every profile kind's).
 fn help(topic: Option<&str>, types: &[&str], err: &mut dyn Write) {
     let joined = types.join(" | ");
     let values_of = |name: &str, values: &'static str| -> String {

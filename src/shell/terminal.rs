@@ -118,23 +118,31 @@ impl Terminal {
             if h.exists()
                 && let Err(e) = editor.load_history(h)
             {
-                // A history that cannot be read cannot be added to either: it is put aside
-                // (not lost) and a new one started.
-                let mut aside = h.clone().into_os_string();
-                aside.push(".bad");
-                let moved = std::fs::rename(h, &aside).is_ok();
+                // A history whose bytes cannot be read cannot be added to either: it is put
+                // aside under a name not taken (not lost) and a new one started.
+                let damaged = matches!(&e, ReadlineError::Io(io) if io.kind() == std::io::ErrorKind::InvalidData);
+                let aside = damaged
+                    .then(|| {
+                        (0..100).find_map(|n| {
+                            let mut a = h.clone().into_os_string();
+                            a.push(if n == 0 {
+                                ".bad".to_string()
+                            } else {
+                                format!(".bad.{n}")
+                            });
+                            let a = PathBuf::from(a);
+                            (!a.exists() && std::fs::rename(h, &a).is_ok()).then_some(a)
+                        })
+                    })
+                    .flatten();
                 let _ = writeln!(
                     err,
                     "rpprof: {}: history not read ({e}){}",
                     h.display(),
-                    if moved {
-                        format!(
-                            "; kept as {}, a new one is started",
-                            std::path::Path::new(&aside).display()
-                        )
-                    } else {
-                        String::new()
-                    }
+                    aside.map_or_else(String::new, |a| format!(
+                        "; kept as {}, a new one is started",
+                        a.display()
+                    ))
                 );
             }
         }

@@ -797,7 +797,9 @@ pub fn serve(opts: &Options, err: &mut dyn Write) -> Result<()> {
         err,
     )?);
     let listener = bind(&host, port)?;
-    let local = listener.local_addr().map_err(io_err)?;
+    let local = listener
+        .local_addr()
+        .map_err(|e| Error::internal(format!("--http: the address listened on: {e}")))?;
     let shown = if host.contains(':') {
         format!("[{host}]")
     } else {

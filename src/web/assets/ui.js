@@ -144,9 +144,11 @@
         const numeric = th.dataset.type === 'num';
         // A cut table holds only the first rows of the server's order: a numeric column
         // asks the server for its order (largest first) over all the rows.
+        // (The form's URL: it holds the expressions the page shows, the command line's on
+        // a bare URL, which a URL with parameters must say.)
         if (table.dataset.cut && numeric && th.dataset.order) {
           if (th.dataset.order === sorted) return;
-          const url = new URL(window.location.href);
+          const url = form ? formURL() : new URL(window.location.href);
           url.searchParams.set('sort', th.dataset.order);
           window.location.assign(url.toString());
           return;
