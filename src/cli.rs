@@ -940,6 +940,7 @@ mod tests {
             let e = resolve(typed, &all, false).map(|s| &s.spec.name);
             assert!(e.is_err(), "--{typed} as google-pprof: {e:?}");
         }
+        // (Test code: no input reaches these unwraps; a failure is the test's.)
         assert_eq!(resolve("ret", &all, true).unwrap().spec.name, "retain");
     }
 

@@ -974,32 +974,6 @@ fn closed_stdout_ends_quietly() {
     }
 }
 
-/// A full disk (`/dev/full`) is a failure that says it was the report that could not be
-/// written, exit status 2.
-#[test]
-fn a_full_disk_is_said() {
-    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
-        common::skip("a_full_disk_is_said", "/dev/full is not there");
-        return;
-    };
-    let heap = common::root().join("testdata/t-heap");
-    let out = Command::new(env!("CARGO_BIN_EXE_rpprof"))
-        .args(["--text", "theap", "theap.hprof.0003.heap"])
-        .current_dir(&heap)
-        .stdin(Stdio::null())
-        .stdout(full)
-        .stderr(Stdio::piped())
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(
-        stderr
-            .ends_with("rpprof: cannot write the report: No space left on device (os error 28)\n"),
-        "{stderr}"
-    );
-}
-
 #[test]
 fn symbols_mode_on_bad_input() {
     let heap = common::root().join("testdata/t-heap");
@@ -1245,6 +1219,13 @@ fn output_that_cannot_be_written_exits_2() {
         .output()
         .unwrap();
     assert_eq!(check(&out, "stdout on /dev/full"), 2);
+    // Said as the report that could not be written.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr
+            .ends_with("rpprof: cannot write the report: No space left on device (os error 28)\n"),
+        "{stderr}"
+    );
 }
 
 #[test]

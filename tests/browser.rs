@@ -483,13 +483,20 @@ fn top_graph_and_a_new_dump_in_the_browser() {
 
     // A cut table (the first rows of the server's order): a numeric heading asks the server
     // for its order over all the rows; the name sorts the rows shown.
-    b.open(&format!("{}/ui/top?rows=2", s.url));
-    b.wait("the cut table", "return !!document.getElementById('cut')");
-    b.click("#toptable th:nth-child(5)");
-    b.wait(
-        "the server's cum order",
-        "return location.search.includes('sort=cum') && !!document.querySelector('#toptable th[data-key=cum].desc')",
-    );
+    // Opens a cut table of the server at `url` and clicks Cum%; the text of its cut line
+    // before the click.
+    let cut_then_cum = |url: &str| {
+        b.open(&format!("{url}/ui/top?rows=2"));
+        b.wait("the cut table", "return !!document.getElementById('cut')");
+        let before = b.js("return document.getElementById('cut').textContent");
+        b.click("#toptable th:nth-child(5)");
+        b.wait(
+            "the server's cum order",
+            "return location.search.includes('sort=cum') && !!document.querySelector('#toptable th[data-key=cum].desc')",
+        );
+        before
+    };
+    cut_then_cum(&s.url);
     assert_eq!(b.js(first), cum_first);
     let rows = "return Array.from(document.querySelectorAll('#toptable tbody tr')).map(r => r.cells[5].textContent)";
     let shown = b.js(rows);
@@ -516,15 +523,9 @@ fn top_graph_and_a_new_dump_in_the_browser() {
             &["--focus=grow", prog.to_str().unwrap(), t.to_str().unwrap()],
             &[],
         );
-        b.open(&format!("{}/ui/top?rows=2", focused.url));
-        b.wait("the cut table", "return !!document.getElementById('cut')");
         let cut = "return document.getElementById('cut').textContent.split(' rows')[0]";
-        let before = b.js(cut);
-        b.click("#toptable th:nth-child(5)");
-        b.wait(
-            "the server's cum order",
-            "return location.search.includes('sort=cum') && !!document.querySelector('#toptable th[data-key=cum].desc')",
-        );
+        let before = cut_then_cum(&focused.url);
+        let before = before.as_str().unwrap().split(" rows").next().unwrap();
         assert!(
             b.js("return location.search")
                 .as_str()

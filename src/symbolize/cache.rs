@@ -1012,6 +1012,7 @@ mod tests {
             k.addresses(&[0x10, 0x20, 0x30]);
             k
         };
+        // (Test code: no input reaches the unwraps below; a failure is the test's.)
         let used_at = |p: &Path, secs: u64| {
             std::fs::File::options()
                 .append(true)
