@@ -666,12 +666,13 @@ enum Viewer {
 
 impl Viewer {
     /// Renders the graph for its viewer and starts the viewer; `gv` and `evince` in the
-    /// background when `background` (the shell: pprof's `RunGV(..., " &")`).
+    /// background when `background` (the shell: pprof's `RunGV(..., " &")`), and then a
+    /// browser's page stays until the shell ends.
     fn show(self, background: bool, err: &mut dyn Write) -> Result<()> {
         match self {
             Viewer::Web(text) => {
                 let svg = graphviz::render(&text, graphviz::Format::Svg)?;
-                graphviz::web(&svg, err)
+                graphviz::web(&svg, background, err)
             }
             Viewer::Gv(text, scale) => graphviz::gv(&text, scale, background, err),
             Viewer::Evince(text) => graphviz::evince(&text, background, err),

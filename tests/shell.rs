@@ -782,3 +782,84 @@ fn after_lines_quote_the_words_as_typed() {
     );
     assert!(out.contains("\nAfter ignoring '{': "), "{out}");
 }
+
+/// A page given to a browser stays while the browser may still be reading it, and no longer,
+/// as with pprof: the shell's (`weblist`, `web`) until the shell ends, the command line's
+/// (`--web`) a few seconds after rpprof has exited.
+#[test]
+fn pages_for_the_browser_are_removed_once_shown() {
+    common::link_case("t-heap");
+    let dir = std::env::temp_dir().join(format!("rpprof-pages-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (tmp, seen) = (dir.join("tmp"), dir.join("seen"));
+    std::fs::create_dir_all(&tmp).unwrap();
+    std::fs::create_dir_all(&seen).unwrap();
+    // A browser that keeps a copy of what it was given, and returns at once.
+    let browser = dir.join("browser");
+    std::fs::write(
+        &browser,
+        format!("#!/bin/sh\ncp \"$1\" {}/\n", seen.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        &browser,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let names = |d: &Path| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    let run = |args: &[&str], input: &str| {
+        let in_file = dir.join("in.txt");
+        std::fs::write(&in_file, input).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_rpprof"))
+            .args(args)
+            .args(["--lib_prefix=.", "./theap", "theap.hprof.0003.heap"])
+            .current_dir("/tmp/rpprof-corpus/t-heap")
+            .env("BROWSER", &browser)
+            .env("TMPDIR", &tmp)
+            .stdin(std::fs::File::open(&in_file).unwrap())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    // The shell: the browser had the listing; the shell took it with it.
+    let err = run(&["--interactive"], "weblist one_round\nquit\n");
+    assert!(err.contains("Loading web page file://"), "{err}");
+    assert_eq!(names(&seen).len(), 1, "{err}");
+    assert!(names(&seen)[0].ends_with(".html"), "{:?}", names(&seen));
+    assert_eq!(names(&tmp), Vec::<String>::new(), "{err}");
+    if !common::have("dot") {
+        common::skip(
+            "pages_for_the_browser_are_removed_once_shown (--web)",
+            "Graphviz (dot) is not installed",
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+        return;
+    }
+    // The command line: rpprof is gone and the page is still there for the browser, then not.
+    let err = run(&["--web"], "");
+    assert_eq!(names(&seen).len(), 2, "{err}");
+    let left = names(&tmp);
+    assert!(
+        left.len() == 1 && left[0].ends_with(".svg"),
+        "{left:?}: {err}"
+    );
+    let mut gone = false;
+    for _ in 0..300 {
+        if names(&tmp).is_empty() {
+            gone = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(gone, "{:?} still in {}", names(&tmp), tmp.display());
+    let _ = std::fs::remove_dir_all(&dir);
+}

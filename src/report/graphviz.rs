@@ -200,15 +200,17 @@ fn run_viewer(program: &str, args: &[&str], file: &Path, err: &mut dyn Write) ->
 }
 
 /// `--web`: writes the SVG to a temporary file and opens it in a browser: `$BROWSER` if set,
-/// then the ones pprof's `RunWeb` tries. The file is left for the browser to load; its path
-/// is printed.
-pub fn web(svg: &[u8], err: &mut dyn Write) -> Result<()> {
-    open_in_browser(Format::Svg.extension(), svg, err)
+/// then the ones pprof's `RunWeb` tries. The file is removed as [`open_in_browser`] says.
+pub fn web(svg: &[u8], in_shell: bool, err: &mut dyn Write) -> Result<()> {
+    open_in_browser(Format::Svg.extension(), svg, in_shell, err)
 }
 
 /// Writes `data` to a temporary file ending in `.ext` and opens it in a browser, as
-/// [`web`] does.
-pub fn open_in_browser(ext: &str, data: &[u8], err: &mut dyn Write) -> Result<()> {
+/// [`web`] does. A browser often hands the file to one already running and returns before
+/// it is read, so the file stays a while, as with pprof: until the shell ends (`in_shell`),
+/// else five seconds (removed in the background; rpprof does not wait). When no browser
+/// could be run, the file stays and its path is said.
+pub fn open_in_browser(ext: &str, data: &[u8], in_shell: bool, err: &mut dyn Write) -> Result<()> {
     let path = temp_file(ext, data)?;
     let _ = writeln!(err, "Loading web page file://{}", path.display());
     let mut browsers: Vec<String> = Vec::new();
@@ -232,6 +234,11 @@ pub fn open_in_browser(ext: &str, data: &[u8], err: &mut dyn Write) -> Result<()
             in_path(b)
         };
         if found && run_viewer(b, &[], &path, err) {
+            if in_shell {
+                keep_until_shell_ends(&path);
+            } else {
+                remove_later(&path);
+            }
             return Ok(());
         }
     }
@@ -243,11 +250,34 @@ pub fn open_in_browser(ext: &str, data: &[u8], err: &mut dyn Write) -> Result<()
     Ok(())
 }
 
-/// The files of viewers started in the background and not yet closed: removed by
-/// [`remove_viewer_files`] when the shell ends (as pprof removes its temporary files).
+/// Removes `file` five seconds from now, after rpprof has exited (pprof forks a child that
+/// sleeps and unlinks): a shell left to do it, detached from the terminal's signals. If
+/// even `sh` cannot be run, the file stays.
+fn remove_later(file: &Path) {
+    use std::os::unix::process::CommandExt;
+    let _ = Command::new("sh")
+        .args(["-c", "sleep 5; exec rm -f -- \"$1\"", "rpprof"])
+        .arg(file)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn();
+}
+
+/// Registers `file` to be removed by [`remove_viewer_files`] when the shell ends.
+fn keep_until_shell_ends(file: &Path) {
+    if let Ok(mut f) = VIEWER_FILES.lock() {
+        f.push(file.to_path_buf());
+    }
+}
+
+/// The shell's files still shown (pages given to a browser, graphs of viewers started in the
+/// background and not yet closed): removed by [`remove_viewer_files`] when the shell ends,
+/// as pprof removes its temporary files.
 static VIEWER_FILES: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
 
-/// Removes the files of the viewers still open (see [`VIEWER_FILES`]).
+/// Removes the shell's files still shown (see [`VIEWER_FILES`]).
 pub fn remove_viewer_files() {
     let files = match VIEWER_FILES.lock() {
         Ok(mut f) => std::mem::take(&mut *f),
@@ -278,9 +308,7 @@ fn start_viewer(program: &str, args: &[&str], file: &Path, err: &mut dyn Write) 
             return;
         }
     };
-    if let Ok(mut f) = VIEWER_FILES.lock() {
-        f.push(file.to_path_buf());
-    }
+    keep_until_shell_ends(file);
     let (program, file) = (program.to_string(), file.to_path_buf());
     // The thread only waits (no zombie is left) and tidies up; it ends with the process.
     let waited = std::thread::Builder::new().spawn(move || {

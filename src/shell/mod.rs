@@ -439,7 +439,7 @@ impl Shell {
             }
             let listing: Vec<u8> = lines.flatten().copied().collect();
             let html = listing_html(&self.session.program_name, &listing);
-            return graphviz::open_in_browser("html", html.as_bytes(), err);
+            return graphviz::open_in_browser("html", html.as_bytes(), true, err);
         }
         let binary = matches!(
             view.mode,
