@@ -476,7 +476,14 @@ impl View {
             }
             if disasm {
                 let objdump = disasm::objdump_path(self.tools.as_deref())?;
-                disasm::write(&mut buf, &objdump, &routines, &values, measure)?;
+                disasm::write(
+                    &mut buf,
+                    &objdump,
+                    &routines,
+                    &values,
+                    measure,
+                    self.pprof_quirks,
+                )?;
             } else {
                 list::write(&mut buf, &mut msgs, &routines, &values, measure).map_err(io_err)?;
             }

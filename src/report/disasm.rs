@@ -199,25 +199,30 @@ fn objdump(program: &Path, r: &ListedRoutine) -> Result<String> {
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-/// Writes the disassembly of each routine.
+/// Writes the disassembly of each routine; `quirks` as [`write_routine`]'s.
 pub fn write(
     out: &mut dyn Write,
     objdump_program: &Path,
     routines: &[ListedRoutine],
     values: &AddressValues,
     measure: Measure,
+    quirks: bool,
 ) -> Result<()> {
     let io = |e: io::Error| Error::internal(format!("write: {e}"));
     let total = crate::units::sum(values.flat.values());
     let mut sources: HashMap<String, Option<Vec<String>>> = HashMap::new();
     for r in routines {
         let insns = parse_objdump(&objdump(objdump_program, r)?);
-        write_routine(out, r, &insns, values, measure, total, &mut sources).map_err(io)?;
+        write_routine(out, r, &insns, values, measure, total, quirks, &mut sources).map_err(io)?;
     }
     Ok(())
 }
 
-/// pprof's `PrintDisassembledFunction` of one routine, given objdump's instructions.
+/// pprof's `PrintDisassembledFunction` of one routine, given objdump's instructions. With
+/// `quirks` (`--pprof_quirks`), the last instruction of a routine loaded at an offset (a PIE,
+/// a library) shows nothing, as in pprof, which ends it at the routine's end in the file
+/// while it starts at its address in the process.
+#[allow(clippy::too_many_arguments)]
 pub fn write_routine(
     out: &mut dyn Write,
     r: &ListedRoutine,
@@ -225,6 +230,7 @@ pub fn write_routine(
     values: &AddressValues,
     measure: Measure,
     total: f64,
+    quirks: bool,
     sources: &mut HashMap<String, Option<Vec<String>>>,
 ) -> io::Result<()> {
     let alt = |v: f64| measure.unparse_alt(v);
@@ -232,7 +238,15 @@ pub fn write_routine(
     let mut flat = Vec::with_capacity(insns.len());
     let mut cum = Vec::with_capacity(insns.len());
     for (i, e) in insns.iter().enumerate() {
-        let end = insns.get(i + 1).map_or(r.vmas.1, |n| n.vma);
+        let end = match insns.get(i + 1) {
+            Some(n) => n.vma,
+            // pprof's end, the file's, against addresses in the process (the routine
+            // loaded above its file address: below, pprof would walk the gap).
+            None if quirks && (r.delta as i64) > 0 => {
+                e.vma + r.vmas.1.saturating_sub(e.vma.saturating_add(r.delta))
+            }
+            None => r.vmas.1,
+        };
         let (mut c1, mut c2) = (0.0, 0.0);
         let mut v = e.vma;
         while v < end {
@@ -360,6 +374,70 @@ mod tests {
                 objdump_path(Some("/nonexistent/,/usr/bin/")).ok(),
                 Some(PathBuf::from("/usr/bin/objdump"))
             );
+        }
+    }
+
+    /// The last instruction of a routine loaded above its file address has its samples,
+    /// except under `--pprof_quirks` (pprof ends it at the file's end address).
+    #[test]
+    fn last_instruction_counts_unless_pprof_quirks() {
+        let insn = |vma: u64, line: i64| Instruction {
+            vma,
+            file: "/nonexistent/t.c".into(),
+            line,
+            text: "nop".into(),
+        };
+        let insns = [insn(0x1230, 7), insn(0x1235, 8)];
+        let routine = |delta: u64| ListedRoutine {
+            short: "f".into(),
+            runs: Vec::new(),
+            file: PathBuf::from("/nonexistent/t"),
+            vmas: (0x1230, 0x1237),
+            delta,
+        };
+        let render = |delta: u64, quirks: bool| {
+            let stacks: Vec<(Vec<u64>, f64)> = vec![
+                (vec![0x1230u64.wrapping_add(delta)], 2.0),
+                (vec![0x1236u64.wrapping_add(delta)], 1.0),
+            ];
+            let values = AddressValues::of(stacks.iter().map(|(s, v)| (s.as_slice(), *v)));
+            let mut out = Vec::new();
+            let mut sources = HashMap::new();
+            write_routine(
+                &mut out,
+                &routine(delta),
+                &insns,
+                &values,
+                Measure::Samples,
+                3.0,
+                quirks,
+                &mut sources,
+            )
+            .unwrap(); // (a Vec does not fail)
+            String::from_utf8(out).unwrap() // (the text is rpprof's)
+        };
+        let pie = 0x5555_5555_4000;
+        for (delta, quirks, last) in [(pie, false, 1), (0, true, 1), (pie, true, 0)] {
+            let text = render(delta, quirks);
+            let total = 2 + last;
+            assert!(
+                text.contains(&format!("{total:>6} {total:>6} samples (flat")),
+                "{delta:x} {quirks}: {text}"
+            );
+            let row = format!(
+                "{:>6} {:>6}        1235:",
+                if last == 0 {
+                    ".".into()
+                } else {
+                    last.to_string()
+                },
+                if last == 0 {
+                    ".".into()
+                } else {
+                    last.to_string()
+                }
+            );
+            assert!(text.contains(&row), "{delta:x} {quirks}: {text}");
         }
     }
 

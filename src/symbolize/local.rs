@@ -1597,6 +1597,7 @@ impl Local {
         libs.extend(catch_all);
         let keep = self.opts.keep_templates;
         let jeprof = self.opts.jeprof;
+        let nearest = self.opts.nearest_symbol;
         let mut out = Vec::new();
         for lib in &libs {
             let image_path = Self::debugging_library(&lib.path).unwrap_or_else(|| lib.path.clone());
@@ -1626,7 +1627,12 @@ impl Local {
                     // Looked up, not walked: a damaged symbol can span most of the
                     // address space.
                     let first = wanted.partition_point(|&w| w < a);
-                    a >= lib.start && a <= lib.finish && wanted.get(first).is_some_and(|&w| w < b)
+                    // A routine that starts outside the file's mapping is one that named no
+                    // address there, unless names come from the nearest symbol below however
+                    // far (pprof's: a thread-local variable, its offset taken for an address,
+                    // can name a run of code).
+                    (nearest || (a >= lib.start && a <= lib.finish))
+                        && wanted.get(first).is_some_and(|&w| w < b)
                 })
                 .collect();
             // pprof sorts by short name, leaving ties in hash order; rpprof by full name then.
