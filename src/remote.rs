@@ -17,7 +17,7 @@
 //! trusted, has expired or names another host).
 
 use std::collections::BTreeMap;
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -83,10 +83,20 @@ impl Target {
         p == PROFILE_PAGE || p == "/pprof/pmuprofile" || p == "/pprof/contention"
     }
 
-    /// The URL of the profile page, with `seconds=` for the timed ones.
+    /// The `seconds=` the argument's own query asks for, if any (its first).
+    pub fn url_seconds(&self) -> Option<u64> {
+        let (_, query) = self.page.split_once('?')?;
+        query
+            .split('&')
+            .find_map(|kv| kv.strip_prefix("seconds="))
+            .and_then(|v| v.parse().ok())
+    }
+
+    /// The URL of the profile page, with `seconds=` for the timed ones (unless the
+    /// argument has one of its own, which is then what the profile takes).
     pub fn profile_url(&self, seconds: u64) -> String {
         let mut url = format!("{}{}", self.base, self.page);
-        if self.timed() {
+        if self.timed() && self.url_seconds().is_none() {
             url.push(if url.contains('?') { '&' } else { '?' });
             url.push_str(&format!("seconds={seconds}"));
         }
@@ -390,6 +400,10 @@ impl Client {
             ureq::Error::HostNotFound => {
                 Error::refused(format!("{url}: cannot connect: host not found"))
             }
+            // (The resolver's failure comes as an uncategorized I/O error.)
+            ureq::Error::Io(io) if io.to_string().contains("failed to lookup address") => {
+                Error::refused(format!("{url}: cannot connect: host not found"))
+            }
             ureq::Error::RequireHttpsOnly(to) => Error::refused(format!(
                 "{url}: refused a redirect from HTTPS to plain HTTP ({to})"
             )),
@@ -507,13 +521,15 @@ pub fn profile_dir() -> PathBuf {
 }
 
 /// Fetches the profile of `target` and saves it; returns the saved file. `program` names the
-/// file (its base name); messages as pprof's go to `messages`.
+/// file (its base name); messages as pprof's go to `err` as it goes (the one saying what is
+/// awaited before the wait, which lasts the profile's seconds).
 pub fn fetch_profile(
     target: &Target,
     program: &str,
     seconds: u64,
-    messages: &mut Vec<String>,
+    err: &mut dyn Write,
 ) -> Result<PathBuf> {
+    let seconds = target.url_seconds().unwrap_or(seconds);
     let url = target.profile_url(seconds);
     let timeout = if target.timed() {
         Duration::from_secs_f64(seconds as f64 * 1.01 + 60.0)
@@ -542,18 +558,22 @@ pub fn fetch_profile(
         path = dir.join(format!("{name}.{n}"));
     }
     let name = file_name_of(&path);
-    if target.timed() {
-        messages.push(format!(
+    // (Messages only: a standard error that cannot be written to does not stop the fetch.)
+    let _ = if target.timed() {
+        writeln!(
+            err,
             "Gathering CPU profile from {url} for {seconds} seconds to\n  {}",
             path.display()
-        ));
+        )
     } else {
-        messages.push(format!(
+        writeln!(
+            err,
             "Fetching {} profile from {url} to\n  {}",
             target.page,
             path.display()
-        ));
-    }
+        )
+    };
+    let _ = err.flush();
     let body = Client::new(timeout).get(&url)?;
     if body.is_empty() {
         return Err(Error::refused(format!("{url}: the answer is empty")));
@@ -570,7 +590,7 @@ pub fn fetch_profile(
     let tmp = dir.join(format!(".tmp.{name}"));
     std::fs::write(&tmp, &body).map_err(|e| Error::io(&tmp, e))?;
     std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
-    messages.push(format!("Wrote profile to {}", path.display()));
+    let _ = writeln!(err, "Wrote profile to {}", path.display());
     Ok(path)
 }
 
@@ -579,10 +599,10 @@ fn file_name_of(p: &Path) -> String {
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
 }
 
-/// Names of `addrs` from the server's `/pprof/symbol` page: first a GET to check that it
-/// symbolizes (`num_symbols: N`, N > 0), then one POST of every address (`0x...+0x...`);
-/// answers are `0x<address><TAB><names>` lines, inlined names separated by `--`.
-pub fn symbols(target: &Target, addrs: &[u64]) -> Result<BTreeMap<u64, String>> {
+/// Checks that the server's `/pprof/symbol` page symbolizes (a GET answered
+/// `num_symbols: N`, N > 0), as pprof does before it fetches a profile: a server that cannot
+/// name the addresses is said before a CPU profile's seconds are spent.
+pub fn check_symbols(target: &Target) -> Result<()> {
     let url = format!("{}{}", target.base, SYMBOL_PAGE);
     let client = Client::new(Duration::from_secs(60));
     let check = client.get(&url)?;
@@ -604,6 +624,20 @@ pub fn symbols(target: &Target, addrs: &[u64]) -> Result<BTreeMap<u64, String>> 
             )));
         }
     }
+    Ok(())
+}
+
+/// Names of `addrs` from the server's `/pprof/symbol` page (checked by [`check_symbols`]
+/// before the profile was fetched): one POST of every address (`0x...+0x...`); answers are
+/// `0x<address><TAB><names>` lines, inlined names separated by `--`. Addresses it leaves
+/// unnamed are said in `warnings`.
+pub fn symbols(
+    target: &Target,
+    addrs: &[u64],
+    warnings: &mut Vec<String>,
+) -> Result<BTreeMap<u64, String>> {
+    let url = format!("{}{}", target.base, SYMBOL_PAGE);
+    let client = Client::new(Duration::from_secs(60));
     let mut names = BTreeMap::new();
     if addrs.is_empty() {
         return Ok(names);
@@ -622,6 +656,13 @@ pub fn symbols(target: &Target, addrs: &[u64]) -> Result<BTreeMap<u64, String>> 
         if let Ok(a) = u64::from_str_radix(hex, 16) {
             names.insert(a, name.trim().to_string());
         }
+    }
+    let named = addrs.iter().filter(|a| names.contains_key(a)).count();
+    if named < addrs.len() {
+        warnings.push(format!(
+            "Warning: {url} named {named} of the {} addresses asked; the others print as hex",
+            addrs.len()
+        ));
     }
     Ok(names)
 }

@@ -291,6 +291,9 @@ fn fetch_remote(opts: &LoadOptions, err: &mut dyn Write) -> Result<Fetched> {
         writeln!(err, "Using remote profile at {}.", f.args[0]).map_err(io_err)?;
         let target = remote::Target::parse(&f.args[0]);
         let name = remote::program_name(&target)?;
+        // As pprof: a server that cannot name the addresses is said before the profile's
+        // seconds are spent.
+        remote::check_symbols(&target)?;
         f.symbol_page = Some((target, name.clone()));
         name
     } else {
@@ -299,15 +302,25 @@ fn fetch_remote(opts: &LoadOptions, err: &mut dyn Write) -> Result<Fetched> {
     let seconds = opts.seconds.unwrap_or(30);
     for a in f.args.iter_mut().chain(f.base.iter_mut()) {
         if fetch_this(a) {
-            let mut msgs = Vec::new();
-            let r = remote::fetch_profile(&remote::Target::parse(a), &program, seconds, &mut msgs);
-            for m in &msgs {
-                writeln!(err, "{m}").map_err(io_err)?;
-            }
-            *a = r?.to_string_lossy().into_owned();
+            let r = remote::fetch_profile(&remote::Target::parse(a), &program, seconds, err);
+            *a = r
+                .map_err(|e| no_such_file_either(a, e))?
+                .to_string_lossy()
+                .into_owned();
         }
     }
     Ok(f)
+}
+
+/// A fetch of `arg` that found no such host: when `arg` has no `http://`, it may be a
+/// mistyped file name of the `name:digits` shape (read as `host:port`), so that is said too.
+fn no_such_file_either(arg: &str, e: Error) -> Error {
+    match &e.kind {
+        ErrorKind::Refused(m) if !arg.contains("://") && m.ends_with("host not found") => {
+            Error::refused(format!("{m} (and there is no local file {arg})"))
+        }
+        _ => e,
+    }
 }
 
 /// What the first argument is.
@@ -459,7 +472,11 @@ impl Session {
         // Without a local program, the server names the addresses (its /pprof/symbol page).
         if let Some((target, name)) = &fetched.symbol_page {
             let all = profile::addresses_of(profiles.iter().map(|i| &i.profile));
-            let names = remote::symbols(target, &all)?;
+            let mut warnings = Vec::new();
+            let names = remote::symbols(target, &all, &mut warnings)?;
+            for w in &warnings {
+                writeln!(err, "{w}").map_err(io_err)?;
+            }
             profiles[0].profile.symbols = Some(profile::EmbeddedSymbols {
                 binary: Some(name.clone()),
                 names,

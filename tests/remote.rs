@@ -304,3 +304,83 @@ fn missing_file_is_not_a_url() {
         text(&out.stderr)
     );
 }
+
+/// Without a local program: a server whose symbol page has no symbols is told before its
+/// profile is asked for (the profile page of `/stripped` fails, so a client that asked it
+/// first would say that instead), and one that names only some addresses is said.
+#[test]
+fn symbol_page_checked_first_and_its_gaps_said() {
+    let Some(s) = start("symbol_page_checked_first_and_its_gaps_said") else {
+        return;
+    };
+    fails(
+        &s,
+        &["--text", &s.url("/stripped/pprof/profile?seconds=1")],
+        &[],
+        "/stripped/pprof/symbol: the server has no symbols",
+    );
+    assert!(s.saved().is_empty(), "{:?}", s.saved());
+    let out = s.rpprof(&["--text", &s.url("/few/pprof/heap")], &[]);
+    let err = text(&out.stderr);
+    ok(&out);
+    let said: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("/few/pprof/symbol named"))
+        .collect();
+    assert_eq!(said.len(), 1, "{err}");
+    // "named N of the M addresses asked": about half.
+    let words: Vec<&str> = said[0].split_whitespace().collect();
+    let at = words.iter().position(|w| *w == "named").unwrap() + 1;
+    let (n, m): (usize, usize) = (words[at].parse().unwrap(), words[at + 3].parse().unwrap());
+    assert!(n < m && n <= m.div_ceil(2), "{err}");
+}
+
+/// A `seconds=` in the argument's own query is the profile's: not asked twice, said in the
+/// message, which comes before the wait (the file is not there yet when it is read).
+#[test]
+fn seconds_of_the_url_and_the_message_before_the_wait() {
+    let Some(s) = start("seconds_of_the_url_and_the_message_before_the_wait") else {
+        return;
+    };
+    let bin = s.binary.to_string_lossy().into_owned();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rpprof"))
+        .args(["--text", &bin, &s.url("/pprof/profile?seconds=2")])
+        .env("PPROF_TMPDIR", &s.tmpdir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut first = String::new();
+    while !first.starts_with("Gathering") {
+        first.clear();
+        assert!(err.read_line(&mut first).unwrap() > 0, "no Gathering line");
+    }
+    // Read while the server profiles: nothing is saved yet.
+    assert!(s.saved().is_empty(), "{:?}", s.saved());
+    assert!(
+        first.ends_with("/pprof/profile?seconds=2 for 2 seconds to\n"),
+        "{first}"
+    );
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
+    assert!(child.wait().unwrap().success(), "{rest}");
+    assert!(rest.contains("Wrote profile to"), "{rest}");
+}
+
+/// A `name:digits` argument that is neither a file nor a host: both are said.
+#[test]
+fn host_not_found_says_there_is_no_such_file_either() {
+    let out = Command::new(env!("CARGO_BIN_EXE_rpprof"))
+        .args(["--text", "heap.invalid:3"])
+        .env("PPROF_TMPDIR", env!("CARGO_TARGET_TMPDIR"))
+        .output()
+        .unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(out.stdout.is_empty());
+    assert!(
+        err.contains("cannot connect: host not found (and there is no local file heap.invalid:3)"),
+        "{err}"
+    );
+}

@@ -838,16 +838,18 @@ impl History {
             (None, Some((first, name))) if first.base == target.base => name.clone(),
             (None, _) => remote::program_name(target)?,
         };
-        let mut msgs = Vec::new();
-        let r = remote::fetch_profile(target, &program, seconds, &mut msgs);
-        for m in &msgs {
-            let _ = writeln!(err, "{m}");
+        if self.program.is_none() {
+            remote::check_symbols(target)?;
         }
-        let path = r?;
+        let path = remote::fetch_profile(target, &program, seconds, err)?;
         let mut l = Loaded::read(&path.to_string_lossy())?;
         if self.program.is_none() {
             // Each server names the addresses of its own profiles.
-            let names = remote::symbols(target, &l.profile.addresses())?;
+            let mut warnings = Vec::new();
+            let names = remote::symbols(target, &l.profile.addresses(), &mut warnings)?;
+            for w in &warnings {
+                let _ = writeln!(err, "{w}");
+            }
             l.profile.symbols = Some(profile::EmbeddedSymbols {
                 binary: Some(program),
                 names,

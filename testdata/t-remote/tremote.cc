@@ -9,7 +9,8 @@
 //   /pprof/symbol          GET: "num_symbols: 1"; POST "0x..+0x..": "0x<addr>\t<name>" lines
 //   /pprof/cmdline         argv, one per line
 // and, for the error tests, as prefixes of those pages: /status/500, /auth (401 with an HTML
-// page), /garbage (200 with HTML), /slow (answers after 10 s). It exits after a request to
+// page), /garbage (200 with HTML), /slow (answers after 10 s), /stripped and /few (symbol
+// pages without symbols and naming half the addresses). It exits after a request to
 // /quit, or after 10 minutes.
 #include <arpa/inet.h>
 #include <cxxabi.h>
@@ -133,6 +134,31 @@ static void handle(int fd) {
     std::string method = req.substr(0, sp1), target = req.substr(sp1 + 1, sp2 - sp1 - 1);
     std::string path = target.substr(0, target.find('?'));
     fprintf(stderr, "tremote: %s %s\n", method.c_str(), target.c_str());
+    // The servers of the symbol tests: /stripped (a symbol page without symbols, and a
+    // profile page that fails, so that a client asking it first is told by its error) and
+    // /few (a symbol page that names only the first half of the addresses).
+    bool few = false;
+    if (path.rfind("/stripped/", 0) == 0) {
+        path = path.substr(9);
+        if (path == "/pprof/symbol") reply(fd, 200, "OK", "num_symbols: 0\n");
+        else if (path == "/pprof/cmdline") reply(fd, 200, "OK", g_argv[0] + "\n");
+        else reply(fd, 500, "Internal Server Error", "profile page asked\n");
+        return;
+    }
+    if (path.rfind("/few/", 0) == 0) {
+        path = path.substr(4);
+        few = true;
+    }
+    if (few && path == "/pprof/symbol" && method == "POST") {
+        size_t n = 0, half = 0;
+        for (size_t i = 0; i < body.size(); i++) n += body[i] == '+';
+        size_t cut = body.size();
+        for (size_t i = 0; i < body.size(); i++) {
+            if (body[i] == '+' && ++half == (n + 1) / 2) { cut = i; break; }
+        }
+        reply(fd, 200, "OK", symbol_answer(body.substr(0, cut)));
+        return;
+    }
 
     if (path == "/pprof/heap") {
         std::string s;
