@@ -612,13 +612,14 @@ impl Row {
 }
 
 /// The rows of the sites, sorted by growth (change, largest first; then by name): at most
-/// `limit` of them (with their statistics), and how many more there were. Sites whose
-/// every value is 0 are left out.
+/// `limit` of them (with their statistics), how many more there were, and how many sites of
+/// each class there are in all (as [`Trend::class_counts`]). Sites whose every value is 0
+/// are left out.
 pub fn rows(
     sites: Vec<(String, Vec<f64>)>,
     hours: Option<&[f64]>,
     limit: Option<usize>,
-) -> (Vec<Row>, usize) {
+) -> (Vec<Row>, usize, Vec<(Class, usize)>) {
     let change = |v: &[f64]| v.last().copied().unwrap_or(0.0) - v.first().copied().unwrap_or(0.0);
     let mut sites: Vec<(String, Vec<f64>)> = sites
         .into_iter()
@@ -631,12 +632,27 @@ pub fn rows(
     });
     let keep = limit.unwrap_or(usize::MAX).min(sites.len());
     let omitted = sites.len() - keep;
+    // The class of every site, those left out too: the counts are the series'.
+    let mut counts = [0usize; Class::ALL.len()];
+    for (_, values) in &sites[keep..] {
+        let mk = mann_kendall(values);
+        let (class, _) = classify(values, &mk);
+        counts[class as usize] += 1;
+    }
     sites.truncate(keep);
-    let rows = sites
+    let rows: Vec<Row> = sites
         .into_iter()
         .map(|(name, values)| Row::new(name, values, hours))
         .collect();
-    (rows, omitted)
+    for r in &rows {
+        counts[r.stats.class as usize] += 1;
+    }
+    let classes = Class::ALL
+        .iter()
+        .map(|&c| (c, counts[c as usize]))
+        .filter(|(_, n)| *n > 0)
+        .collect();
+    (rows, omitted, classes)
 }
 
 /// One dump of the series.
@@ -690,6 +706,8 @@ pub struct Trend {
     pub rows: Vec<Row>,
     /// Sites left out by `--nodecount`.
     pub omitted: usize,
+    /// How many sites of each class, those left out included ([`Trend::class_counts`]).
+    pub classes: Vec<(Class, usize)>,
 }
 
 impl Trend {
@@ -720,13 +738,10 @@ impl Trend {
         v
     }
 
-    /// How many rows of each class, in [`Class::ALL`] order, without the classes no row has.
+    /// How many sites of each class, those `--nodecount` left out included, in
+    /// [`Class::ALL`] order, without the classes no site has.
     pub fn class_counts(&self) -> Vec<(Class, usize)> {
-        Class::ALL
-            .iter()
-            .map(|&c| (c, self.rows.iter().filter(|r| r.stats.class == c).count()))
-            .filter(|(_, n)| *n > 0)
-            .collect()
+        self.classes.clone()
     }
 }
 
@@ -890,10 +905,19 @@ mod tests {
             ("c".to_string(), vec![9.0, 5.0, 1.0]),
             ("d".to_string(), vec![1.0, 9.0, 9.0]),
         ];
-        let (rows, omitted) = rows(sites, None, Some(3));
+        let (rows, omitted, classes) = rows(sites, None, Some(3));
         let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
         assert_eq!(names, ["d", "a", "b"]);
         assert_eq!(omitted, 1);
+        // The site left out (c, shrinking at every step) is counted with the others.
+        assert_eq!(
+            classes,
+            [
+                (Class::Growing, 2),
+                (Class::Steady, 1),
+                (Class::Shrinking, 1)
+            ]
+        );
         assert_eq!(rows[0].stats.change, 8.0);
     }
 }

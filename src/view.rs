@@ -1428,9 +1428,13 @@ impl View {
                 (name.join(" < "), values)
             })
             .collect();
-        let limit = usize::try_from(self.graph.nodecount).ok();
+        // A CSV file has a row for every site (a table to work on, not to read).
+        let limit = match self.mode {
+            Mode::Trend(crate::report::TrendFormat::Csv) => None,
+            _ => usize::try_from(self.graph.nodecount).ok(),
+        };
         let h = hours.as_deref().ok();
-        let (rows, omitted) = trend::rows(named, h, limit);
+        let (rows, omitted, classes) = trend::rows(named, h, limit);
         let dumps = series
             .iter()
             .zip(&order.order)
@@ -1455,6 +1459,7 @@ impl View {
             hours,
             rows,
             omitted,
+            classes,
         })
     }
 }

@@ -675,7 +675,13 @@ fn focus_ignore_nodecount_and_granularity() {
             .iter()
             .any(|n| n.contains("leak") || n.contains("scratch"))
     );
-    assert_eq!(names(&["--nodecount=2"]), ["steady_leak", "cache_fill"]);
+    // (--nodecount leaves the CSV whole: see nodecount_limits_the_rows_shown_not_...)
+    let json = run(&dir, &{
+        let mut a = vec!["--trend", "--json", "--nodecount=2", "./ttrend"];
+        a.extend(files.iter().map(String::as_str));
+        a
+    });
+    assert!(json.out.contains("\"omitted\": 5\n"), "{}", json.out);
     let lines = names(&["--lines"]);
     assert!(
         lines.contains(&"steady_leak /tmp/rpprof-corpus/t-trend/ttrend.cc:65".to_string()),
@@ -920,4 +926,31 @@ fn the_library_trend_and_the_diff_view_agree() {
     // Again from the cache the session keeps: the same.
     let again = view.trend(&session, &mut Vec::new()).unwrap();
     assert_eq!(again.rows, t.rows);
+}
+
+/// `--nodecount` limits the rows of the table, not what it counts: the Sites line counts
+/// every site's class; a CSV file has every site whatever `--nodecount` says.
+#[test]
+fn nodecount_limits_the_rows_shown_not_the_counts_nor_the_csv() {
+    let dir = scratch("nodecount", &|n| n.to_string());
+    let files = series("hprof");
+    let mut args = vec!["--trend", "--nodecount=2", "./ttrend"];
+    args.extend(files.iter().map(String::as_str));
+    let r = run(&dir, &args);
+    assert_eq!(r.code, 0, "{}", r.err);
+    let sites = r
+        .out
+        .lines()
+        .find(|l| l.starts_with("Sites:"))
+        .unwrap_or("");
+    assert_eq!(
+        sites,
+        "Sites: 7 functions, the 2 that grew most shown; 1 growing, 1 new, 1 saturating, 2 steady, 1 shrinking, 1 gone",
+        "{}",
+        r.out
+    );
+    let all = csv(&dir, &[], "./ttrend", &files);
+    let cut = csv(&dir, &["--nodecount=2"], "./ttrend", &files);
+    assert_eq!(cut.rows.len(), all.rows.len());
+    assert_eq!(all.rows.len(), 8, "the total and 7 sites");
 }
