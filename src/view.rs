@@ -426,66 +426,78 @@ impl View {
         }
         if matches!(self.mode, Mode::List | Mode::Disasm) {
             let disasm = self.mode == Mode::Disasm;
-            let merged = merged();
-            let total = merged.total();
-            let trimmed = ctx.trim(merged, &mut notes);
-            let st = ctx.filtered(Cow::Owned(trimmed));
-            let st = ctx.command_filters(
-                &mut buf,
-                total,
-                st,
-                |st, re, keep| Cow::Owned(graph::filter(st, &s.symbols, re, keep, &gopts)),
-                |st| st.total(),
-            )?;
-            let values = list::AddressValues::of(st.map.iter().map(|(k, v)| (k.as_slice(), *v)));
             let what = if disasm { "disasm" } else { "list" };
             let Some(re) = compile(&self.routines, what)? else {
                 return Err(Error::usage(format!("--{what} needs a regular expression")));
             };
-            // The warnings about the files were printed when they were symbolized.
-            let mut warnings = Vec::new();
-            let mut with_value: Vec<u64> = values.cum.keys().copied().collect();
-            with_value.sort_unstable();
-            let program = s.program_file();
-            let routines = match program {
-                Some(p) => Local::new(p, &main.mappings, &s.sym_opts).listed_routines(
-                    &s.addrs,
-                    &re,
-                    self.routines_by_short_name,
-                    &with_value,
-                    !disasm,
-                    &mut warnings,
-                ),
-                None => Vec::new(),
-            };
-            let mut msgs: Vec<u8> = Vec::new();
-            // pprof prints nothing: say why the listing is empty.
-            if routines.is_empty() {
-                let why = match program {
-                    None => {
-                        "no program to read routines from (give the program before the profile)"
-                            .to_string()
-                    }
-                    Some(p) => format!(
-                        "no routine of {} with samples matches {:?}",
-                        p.display(),
-                        re.as_str()
-                    ),
-                };
-                msgs.extend_from_slice(format!("Warning: --{what}: {why}\n").as_bytes());
-            }
-            if disasm {
-                let objdump = disasm::objdump_path(self.tools.as_deref())?;
-                disasm::write(
-                    &mut buf,
-                    &objdump,
-                    &routines,
-                    &values,
-                    measure,
-                    self.pprof_quirks,
-                )?;
+            // jeprof's --thread: the listing of each chosen thread, as its other reports.
+            let parts: Vec<Stacks> = if jeprof && self.thread.is_some() {
+                self.chosen_threads(main, &inputs[0].path, err)?
+                    .into_iter()
+                    .map(|(_, samples)| stacks_of(samples, index))
+                    .collect()
             } else {
-                list::write(&mut buf, &mut msgs, &routines, &values, measure).map_err(io_err)?;
+                vec![merged()]
+            };
+            let program = s.program_file();
+            let mut msgs: Vec<u8> = Vec::new();
+            for merged in parts {
+                let total = merged.total();
+                let trimmed = ctx.trim(merged, &mut notes);
+                let st = ctx.filtered(Cow::Owned(trimmed));
+                let st = ctx.command_filters(
+                    &mut buf,
+                    total,
+                    st,
+                    |st, re, keep| Cow::Owned(graph::filter(st, &s.symbols, re, keep, &gopts)),
+                    |st| st.total(),
+                )?;
+                let values =
+                    list::AddressValues::of(st.map.iter().map(|(k, v)| (k.as_slice(), *v)));
+                // The warnings about the files were printed when they were symbolized.
+                let mut warnings = Vec::new();
+                let mut with_value: Vec<u64> = values.cum.keys().copied().collect();
+                with_value.sort_unstable();
+                let routines = match program {
+                    Some(p) => Local::new(p, &main.mappings, &s.sym_opts).listed_routines(
+                        &s.addrs,
+                        &re,
+                        self.routines_by_short_name,
+                        &with_value,
+                        !disasm,
+                        &mut warnings,
+                    ),
+                    None => Vec::new(),
+                };
+                // pprof prints nothing: say why the listing is empty (once).
+                if routines.is_empty() && msgs.is_empty() {
+                    let why = match program {
+                        None => {
+                            "no program to read routines from (give the program before the profile)"
+                                .to_string()
+                        }
+                        Some(p) => format!(
+                            "no routine of {} with samples matches {:?}",
+                            p.display(),
+                            re.as_str()
+                        ),
+                    };
+                    msgs.extend_from_slice(format!("Warning: --{what}: {why}\n").as_bytes());
+                }
+                if disasm {
+                    let objdump = disasm::objdump_path(self.tools.as_deref())?;
+                    disasm::write(
+                        &mut buf,
+                        &objdump,
+                        &routines,
+                        &values,
+                        measure,
+                        self.pprof_quirks,
+                    )?;
+                } else {
+                    list::write(&mut buf, &mut msgs, &routines, &values, measure)
+                        .map_err(io_err)?;
+                }
             }
             timer.stage(err, what);
             return finish(&buf, &notes, &msgs, out, err);
@@ -529,49 +541,22 @@ impl View {
             period: main.period,
         };
         if jeprof && self.thread.is_some() {
-            let want = self.thread.as_deref().unwrap_or("*");
-            if main.threads.is_empty() {
-                writeln!(
-                    err,
-                    "Warning: {}: no per-thread data for --thread",
-                    inputs[0].path.display()
-                )
-                .map_err(io_err)?;
-            }
-            let number = thread_number(want)?;
-            if want != "*"
-                && !main.threads.is_empty()
-                && !main.threads.keys().any(|t| Some(*t) == number)
-            {
-                writeln!(
-                    err,
-                    "Warning: {}: no thread {want} (its threads are {})",
-                    inputs[0].path.display(),
-                    main.threads
-                        .keys()
-                        .map(u64::to_string)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-                .map_err(io_err)?;
-            }
-            for (t, samples) in &main.threads {
-                if want == "*" || number == Some(*t) {
-                    let st = stacks_of(samples, index);
-                    let total = st.total();
-                    let stacks = ctx.trim(st, &mut notes);
-                    notes.extend(graph::unnamed_share_note(&stacks, &s.symbols));
-                    let trimmed = Trimmed::new(stacks, total, Vec::new());
-                    let r = ctx.report(
-                        &mut buf,
-                        Start::of(&trimmed, None),
-                        Some(&t.to_string()),
-                        &[],
-                        &labels,
-                        &mut notes,
-                    );
-                    flush_on_error(r, &notes, err)?;
-                }
+            let chosen = self.chosen_threads(main, &inputs[0].path, err)?;
+            for (t, samples) in chosen {
+                let st = stacks_of(samples, index);
+                let total = st.total();
+                let stacks = ctx.trim(st, &mut notes);
+                notes.extend(graph::unnamed_share_note(&stacks, &s.symbols));
+                let trimmed = Trimmed::new(stacks, total, Vec::new());
+                let r = ctx.report(
+                    &mut buf,
+                    Start::of(&trimmed, None),
+                    Some(&t.to_string()),
+                    &[],
+                    &labels,
+                    &mut notes,
+                );
+                flush_on_error(r, &notes, err)?;
             }
         } else {
             // The leak listing of --stacks covers every record read, base included.
@@ -684,6 +669,50 @@ impl Viewer {
             Viewer::Gv(text, scale) => graphviz::gv(&text, scale, background, err),
             Viewer::Evince(text) => graphviz::evince(&text, background, err),
         }
+    }
+}
+
+impl View {
+    /// jeprof's `--thread`: the threads of `main` it chooses (`*`: all), in thread order; a
+    /// profile without per-thread data, or without that thread, is warned about.
+    fn chosen_threads<'p>(
+        &self,
+        main: &'p profile::Profile,
+        path: &Path,
+        err: &mut dyn Write,
+    ) -> Result<Vec<(u64, &'p [profile::Sample])>> {
+        let want = self.thread.as_deref().unwrap_or("*");
+        if main.threads.is_empty() {
+            writeln!(
+                err,
+                "Warning: {}: no per-thread data for --thread",
+                path.display()
+            )
+            .map_err(io_err)?;
+        }
+        let number = thread_number(want)?;
+        if want != "*"
+            && !main.threads.is_empty()
+            && !main.threads.keys().any(|t| Some(*t) == number)
+        {
+            writeln!(
+                err,
+                "Warning: {}: no thread {want} (its threads are {})",
+                path.display(),
+                main.threads
+                    .keys()
+                    .map(u64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+            .map_err(io_err)?;
+        }
+        Ok(main
+            .threads
+            .iter()
+            .filter(|(t, _)| want == "*" || number == Some(**t))
+            .map(|(t, samples)| (*t, samples.as_slice()))
+            .collect())
     }
 }
 

@@ -29,4 +29,6 @@ ref google-pprof tje.0003.heap text tje --text
 
 ref jeprof tje.0003.heap list tje --list=.
 ref jeprof tje.0003.heap disasm-some tje '--disasm=grow|work'
+ref jeprof tje.0003.heap list-thread-2 tje --list=. --thread=2
+ref jeprof tje.0003.heap disasm-thread-1 tje --disasm=grow --thread=1
 finish_case tje.c
