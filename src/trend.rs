@@ -708,6 +708,8 @@ pub struct Trend {
     pub omitted: usize,
     /// How many sites of each class, those left out included ([`Trend::class_counts`]).
     pub classes: Vec<(Class, usize)>,
+    /// The dumps left out of the series because they are cut short, and where.
+    pub left_out: Vec<(PathBuf, u64)>,
 }
 
 impl Trend {

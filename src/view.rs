@@ -1280,9 +1280,27 @@ impl View {
         if let Some(&i) = given.iter().find(|&&i| i >= s.profiles.len()) {
             return Err(Error::usage(format!("no profile number {i}")));
         }
+        // A dump cut short (being written as the series is read, or its writer killed) has
+        // lost records: its sites would read as falls, a leak as gone. It is left out.
+        let left_out: Vec<(std::path::PathBuf, u64)> = given
+            .iter()
+            .filter_map(|&i| {
+                let p = &s.profiles[i];
+                p.profile.cut_at.map(|at| (p.path.clone(), at))
+            })
+            .collect();
+        let given: Vec<usize> = given
+            .into_iter()
+            .filter(|&i| s.profiles[i].profile.cut_at.is_none())
+            .collect();
         if given.len() < 3 {
+            let cut = if left_out.is_empty() {
+                String::new()
+            } else {
+                format!(", and {} cut short left out", left_out.len())
+            };
             return Err(Error::usage(format!(
-                "--trend needs a series of at least three dumps ({} given); to compare two, use --base=<older> <newer>",
+                "--trend needs a series of at least three dumps ({} given{cut}); to compare two, use --base=<older> <newer>",
                 given.len()
             )));
         }
@@ -1489,6 +1507,7 @@ impl View {
             rows,
             omitted,
             classes,
+            left_out,
         })
     }
 }

@@ -1489,3 +1489,39 @@ fn without_graphviz_or_objdump_the_pages_say_so() {
         200
     );
 }
+
+/// The Trend page says what its series is not: a dump cut short, left out, and the oldest
+/// dumps `--max_profiles_kept` let go.
+#[test]
+fn the_trend_page_says_what_it_left_out() {
+    let t = scratch("trend-left-out");
+    let case = case("t-trend");
+    std::fs::copy(case.join("ttrend"), t.join("ttrend")).unwrap();
+    for i in 1..=12u64 {
+        let name = format!("ttrend.hprof.{i:04}.heap");
+        copy_at(&case.join(&name), &t.join(&name), i * 600);
+    }
+    let last = t.join("ttrend.hprof.0012.heap");
+    let whole = std::fs::read(&last).unwrap();
+    write_at(&last, &whole[..300], 12 * 600);
+    let s = web::start(
+        &t,
+        &["ttrend", "ttrend.hprof.*.heap", "--max_profiles_kept=8"],
+        &[],
+    );
+    let page = get(&format!("{}/ui/trend", s.url)).text();
+    assert!(
+        page.contains("7 dumps, ttrend.hprof.0005.heap to ttrend.hprof.0011.heap;"),
+        "{page}"
+    );
+    assert!(
+        page.contains("Left out: ttrend.hprof.0012.heap (cut short at byte 300)."),
+        "{page}"
+    );
+    assert!(
+        page.contains(
+            "The 4 oldest profiles are no longer kept (<code>--max_profiles_kept=8</code>"
+        ),
+        "{page}"
+    );
+}

@@ -256,11 +256,14 @@ pub fn parse(file: &[u8], pos: usize, path: &Path, adjust: bool) -> Result<Profi
         match cut {
             // The process was killed, or ran out of disk, while the profiler wrote: the
             // records before the cut are whole.
-            Some((at, how)) => p.notes.push(format!(
-                "Warning: {}: byte {at}: the CPU profile is cut short ({how}; the process was killed or the disk filled while the profiler wrote it): the {} complete records before it are read; there is no end-of-data record and no memory map",
-                path.display(),
-                p.samples.len()
-            )),
+            Some((at, how)) => {
+                p.notes.push(format!(
+                    "Warning: {}: byte {at}: the CPU profile is cut short ({how}; the process was killed or the disk filled while the profiler wrote it): the {} complete records before it are read; there is no end-of-data record and no memory map",
+                    path.display(),
+                    p.samples.len()
+                ));
+                p.cut_at = Some(at);
+            }
             // google-pprof's `--raw` (a symbolized profile of period 1) never has one;
             // rpprof's always has.
             None if !adjust && period == 1 => {}

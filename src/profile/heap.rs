@@ -621,6 +621,7 @@ pub(super) fn cut_short(p: &mut Profile, path: &Path, l: &Line<'_>) {
         p.samples.len()
     );
     p.notes.push(cut_note(path, l, &kept));
+    p.cut_at = Some((l.offset + l.text.len()) as u64);
 }
 
 /// Notes a file cut in its header line (it then has no records; what the header says at its
@@ -633,6 +634,7 @@ pub(super) fn header_cut(p: &mut Profile, path: &Path, header: &Header<'_>) {
             header.line,
             header.end
         ));
+        p.cut_at = Some(header.end as u64);
     }
 }
 

@@ -148,6 +148,9 @@ pub struct Profile {
     /// Informational messages pprof prints while reading this file, in order
     /// (e.g. "Adjusting heap profiles for 1-in-524288 sampling rate").
     pub notes: Vec<String>,
+    /// Where the file is cut short, when it is, with records lost (the process was killed,
+    /// or the disk filled, while it was written; or it is being written): a byte offset.
+    pub cut_at: Option<u64>,
 }
 
 impl Profile {
@@ -165,6 +168,7 @@ impl Profile {
             address_width: 16,
             symbols: None,
             notes: Vec::new(),
+            cut_at: None,
         }
     }
 

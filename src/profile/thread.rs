@@ -134,6 +134,7 @@ fn cut_thread(p: &mut Profile, path: &Path, l: &Line<'_>) {
     let kept =
         format!("the {threads} threads before the cut one are read, the cut one is left out");
     p.notes.push(super::heap::cut_note(path, l, &kept));
+    p.cut_at = Some((l.offset + l.text.len()) as u64);
 }
 
 /// Every `0x[0-9a-f]+` in a line.

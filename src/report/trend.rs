@@ -164,6 +164,14 @@ fn header_lines(t: &Trend) -> Vec<String> {
         (Err(why), _) => v.push(format!("Times: unknown, slopes per dump: {why}")),
         _ => v.push("Times: unknown; slopes per dump".to_string()),
     }
+    if !t.left_out.is_empty() {
+        let cut: Vec<String> = t
+            .left_out
+            .iter()
+            .map(|(p, at)| format!("{} (cut short at byte {at})", crate::session::file_name(p)))
+            .collect();
+        v.push(format!("Left out: {}", cut.join(", ")));
+    }
     v
 }
 
@@ -436,6 +444,17 @@ fn write_json(out: &mut dyn Write, t: &Trend) -> io::Result<()> {
         "  \"times_note\": {},",
         json_opt(t.hours.as_ref().err().map(|w| json_str(w)))
     )?;
+    let left_out: Vec<String> = t
+        .left_out
+        .iter()
+        .map(|(p, at)| {
+            format!(
+                "{{\"path\": {}, \"cut_at\": {at}}}",
+                json_str(&p.to_string_lossy())
+            )
+        })
+        .collect();
+    writeln!(out, "  \"left_out\": [{}],", left_out.join(", "))?;
     writeln!(out, "  \"dumps\": [")?;
     for (i, d) in t.dumps.iter().enumerate() {
         writeln!(

@@ -51,6 +51,10 @@ pub struct Snapshot {
     pub entries: Vec<Entry>,
     /// Counts the changes.
     pub generation: u64,
+    /// How many profiles were let go, the oldest, past `--max_profiles_kept`.
+    pub let_go: usize,
+    /// `--max_profiles_kept`.
+    pub max_kept: usize,
 }
 
 impl Snapshot {
@@ -517,6 +521,7 @@ impl History {
         // sure (a pinned one, or one with fewer successes before it than there is room);
         // the next batch takes up where files that could not be read left room.
         let mut rest = candidates.into_iter().peekable();
+        let mut not_read = 0;
         while rest.peek().is_some() {
             let mut room = h.max_kept.saturating_sub(kept);
             let mut batch: Vec<Candidate> = Vec::new();
@@ -528,6 +533,7 @@ impl History {
                         }
                         // No room left whatever happens: not read.
                         rest.next();
+                        not_read += 1;
                         continue;
                     }
                     room -= 1;
@@ -568,7 +574,7 @@ impl History {
         if loaded.is_empty() && !h.sources.iter().any(Source::watched) {
             return Err(Error::usage("Did not specify profile file"));
         }
-        h.add(loaded, err)?;
+        h.add(loaded, not_read, err)?;
         if let Some(b) = opts.base.as_deref() {
             let snap = h.current();
             h.base = snap
@@ -607,16 +613,18 @@ impl History {
     }
 
     /// Adds profiles (read, with their times and whether pinned), lets the oldest go past
-    /// the limit, and swaps in the new snapshot.
+    /// the limit, and swaps in the new snapshot; `not_read`: how many more were let go
+    /// unread (older than the ones kept).
     fn add(
         &self,
         new: Vec<(Loaded, SystemTime, bool)>,
+        not_read: usize,
         err: &mut dyn Write,
     ) -> Result<Vec<String>> {
         let snap = self.current();
         enum Item {
             Old(Entry),
-            New(Loaded, SystemTime, bool, Kind),
+            New(Box<Loaded>, SystemTime, bool, Kind),
         }
         let mut items: Vec<(SystemTime, PathBuf, bool, Item)> = Vec::new();
         for e in &snap.entries {
@@ -624,10 +632,16 @@ impl History {
         }
         for (l, t, pinned) in new {
             let kind = l.profile.kind;
-            items.push((t, l.path.clone(), pinned, Item::New(l, t, pinned, kind)));
+            items.push((
+                t,
+                l.path.clone(),
+                pinned,
+                Item::New(Box::new(l), t, pinned, kind),
+            ));
         }
         items.sort_by(|a, b| newer_first((a.0, &a.1), (b.0, &b.1)));
         let mut unpinned = 0;
+        let before = items.len();
         items.retain(|(_, _, pinned, _)| {
             if *pinned {
                 return true;
@@ -635,6 +649,7 @@ impl History {
             unpinned += 1;
             unpinned <= self.max_kept
         });
+        let let_go = snap.let_go + not_read + (before - items.len());
         let mut keep: Vec<usize> = items
             .iter()
             .filter_map(|(_, _, _, it)| match it {
@@ -671,7 +686,7 @@ impl History {
                         kind,
                         pinned,
                     });
-                    added.push(Arc::new(l));
+                    added.push(Arc::new(*l));
                 }
             }
         }
@@ -689,6 +704,8 @@ impl History {
             session,
             entries,
             generation: snap.generation + 1,
+            let_go,
+            max_kept: self.max_kept,
         });
         match self.current.write() {
             Ok(mut c) => *c = next,
@@ -782,7 +799,7 @@ impl History {
         }
         let several = loaded.len() > 1;
         let paths: Vec<PathBuf> = loaded.iter().map(|(l, _, _)| l.path.clone()).collect();
-        match self.add(loaded, err) {
+        match self.add(loaded, 0, err) {
             Ok(names) => {
                 for n in names {
                     self.say(format!("New profile: {n}"), err);
@@ -795,7 +812,7 @@ impl History {
                         let mtime = std::fs::metadata(&path)
                             .and_then(|m| m.modified())
                             .unwrap_or(now);
-                        self.add(vec![(l, mtime, false)], err)
+                        self.add(vec![(l, mtime, false)], 0, err)
                     });
                     match one {
                         Ok(names) => {
@@ -876,7 +893,7 @@ impl History {
         let r = self.fetch_one(target, seconds, err);
         let r = r.and_then(|l| {
             let _guard = self.update.lock();
-            self.add(vec![(l, SystemTime::now(), false)], err)
+            self.add(vec![(l, SystemTime::now(), false)], 0, err)
         });
         match r {
             Ok(names) => {

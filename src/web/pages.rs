@@ -724,6 +724,26 @@ fn trend(ui: &Ui, sel: &Selected, page: &str) -> Response {
             .collect::<Vec<_>>()
             .join(", ")),
     );
+    // What the series is not: dumps cut short, and the oldest ones no longer kept.
+    if !t.left_out.is_empty() {
+        let cut: Vec<String> = t
+            .left_out
+            .iter()
+            .map(|(p, at)| format!("{} (cut short at byte {at})", file_name(p)))
+            .collect();
+        let _ = write!(
+            b,
+            "<p class=\"hint\" id=\"trend-left-out\">Left out: {}.</p>",
+            esc(&cut.join(", "))
+        );
+    }
+    if sel.snap.let_go > 0 {
+        let _ = write!(
+            b,
+            "<p class=\"hint\" id=\"trend-let-go\">The {} oldest profiles are no longer kept (<code>--max_profiles_kept={}</code> keeps the newest): the series starts later than the files do.</p>",
+            sel.snap.let_go, sel.snap.max_kept
+        );
+    }
     let mut svg = Vec::new();
     if crate::report::trend::write(&mut svg, &t, crate::report::TrendFormat::Svg).is_ok() {
         b.push_str("<div id=\"trend-chart\">");
