@@ -372,6 +372,47 @@ fn classify(arg: &str, n_args: usize) -> Result<First> {
     Ok(First::Program)
 }
 
+/// The memory map the addresses of `profiles` are placed with: the first profile's, then the
+/// mappings of the others that overlap none of it (a library loaded after the first dump was
+/// written; the whole map of a later dump when the first has none, being cut short). pprof
+/// reads the first profile's alone, and prints the others' addresses as hex.
+fn merged_map<'p>(
+    mut profiles: impl Iterator<Item = &'p Profile>,
+) -> std::borrow::Cow<'p, [profile::Mapping]> {
+    use std::borrow::Cow;
+    let Some(first) = profiles.next() else {
+        return Cow::Borrowed(&[]);
+    };
+    let mut map: Cow<'p, [profile::Mapping]> = Cow::Borrowed(&first.mappings);
+    // The ranges taken, sorted by start; a map is usually the same dump after dump.
+    let mut taken: Vec<(u64, u64)> = first.mappings.iter().map(|m| (m.start, m.limit)).collect();
+    taken.sort_unstable();
+    for p in profiles {
+        if p.mappings.len() == first.mappings.len()
+            && p.mappings
+                .iter()
+                .zip(&first.mappings)
+                .all(|(a, b)| a.raw == b.raw)
+        {
+            continue;
+        }
+        for m in &p.mappings {
+            if m.limit <= m.start {
+                continue;
+            }
+            // The first range starting at or past m's end; the one before it must end by
+            // m's start.
+            let i = taken.partition_point(|&(s, _)| s < m.limit);
+            if i > 0 && taken[i - 1].1 > m.start {
+                continue;
+            }
+            taken.insert(i, (m.start, m.limit));
+            map.to_mut().push(m.clone());
+        }
+    }
+    map
+}
+
 /// The program named by a memory map: the first absolute path that is not a library.
 pub(crate) fn program_from_map(p: &Profile) -> Option<PathBuf> {
     p.mappings
@@ -544,7 +585,8 @@ impl Session {
         } else {
             match program.as_ref().or(mapped_program.as_ref()) {
                 Some(p) => {
-                    let mut local = Local::new(p, &main.mappings, &sym_opts);
+                    let map = merged_map(profiles.iter().map(|i| &i.profile));
+                    let mut local = Local::new(p, &map, &sym_opts);
                     let (table, writes) = local.symbolize_shared(&addrs, &mut warnings);
                     cache_writes = writes;
                     if opts.debug {

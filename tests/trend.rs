@@ -1008,3 +1008,36 @@ fn a_dump_cut_short_is_left_out() {
         r.err
     );
 }
+
+/// A library the first dump's memory map lacks (loaded after it was written) is named from
+/// a later dump's map: the series does not print its sites as addresses.
+#[test]
+fn a_library_missing_from_the_first_map_is_named_from_a_later_one() {
+    // (The site is in libc: named only where it is the libc the dumps were written with.)
+    if let Some(why) = common::system_libraries_differ() {
+        common::skip(
+            "a_library_missing_from_the_first_map_is_named_from_a_later_one",
+            &why,
+        );
+        return;
+    }
+    let dir = scratch("later-map", &|n| n.to_string());
+    let first = dir.join("ttrend.hprof.0001.heap");
+    let text = std::fs::read_to_string(&first).unwrap();
+    let without: String = text
+        .lines()
+        .filter(|l| !l.contains("libc.so"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert!(without.len() < text.len());
+    std::fs::write(&first, without).unwrap();
+    set_mtime(&first, mtimes()["ttrend.hprof.0001.heap"]);
+    let files = series("hprof");
+    let mut args = vec!["--trend", "./ttrend"];
+    args.extend(files.iter().map(String::as_str));
+    let r = run(&dir, &args);
+    assert_eq!(r.code, 0, "{}", r.err);
+    // (__GI__IO_file_doallocate with libc6-dbg, _IO_file_doallocate without.)
+    assert!(r.out.contains("_IO_file_doallocate\n"), "{}", r.out);
+    assert!(!r.out.contains("  0x0000"), "{}", r.out);
+}
