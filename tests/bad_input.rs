@@ -1359,6 +1359,24 @@ fn a_heap_header_that_is_not_one_is_refused() {
     assert!(rpprof::profile::parse(&data[..header_end], &file).is_ok());
     let negative = b"heap profile: -1: -100 [ 2: 200] @ heapprofile\n";
     assert!(rpprof::profile::parse(negative, &file).is_ok());
+    // jemalloc's: `\r` said as such (it was "needs a sampling rate"); the rate is the digits
+    // after `heap_v2/`, what follows them not read, as jeprof reads it.
+    let je = common::root().join("testdata/t-jemalloc/tje.0003.heap");
+    let data = std::fs::read(&je).unwrap();
+    let cr: Vec<u8> = data
+        .iter()
+        .map(|&b| if b == b'\n' { b'\r' } else { b })
+        .collect();
+    let cr = rpprof::profile::parse(&cr, &je).unwrap_err().to_string();
+    assert!(
+        cr.contains(":1: bad jemalloc profile header") && cr.contains("carriage return"),
+        "{cr}"
+    );
+    let header_end = data.iter().position(|&b| b == b'\n').unwrap();
+    let mut odd = b"heap_v2/4096x".to_vec();
+    odd.extend_from_slice(&data[header_end..]);
+    let p = rpprof::profile::parse(&odd, &je).unwrap();
+    assert_eq!(p.period, 4096);
 }
 
 /// A thread profile cut in a thread's lines: the threads before it are read, the cut one is

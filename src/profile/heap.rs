@@ -650,7 +650,17 @@ pub(super) fn cut_note(path: &Path, l: &Line<'_>, kept: &str) -> String {
 
 /// Reads jemalloc's threaded heap profile (first line `heap_v2/<rate>`), as jeprof does.
 pub fn parse_jemalloc(lines: &mut Lines<'_>, header: &Header<'_>, path: &Path) -> Result<Profile> {
-    let rate = lines::parse_u64(header.text["heap_v2/".len()..].trim_ascii()).ok_or_else(|| {
+    if header.text.contains(&b'\r') {
+        return Err(Error::format(
+            path,
+            Location::Line(header.line),
+            "bad jemalloc profile header: its lines end in a carriage return alone (\\r): convert the line ends to \\n",
+        ));
+    }
+    // The digits after `heap_v2/`, as jeprof reads them (what follows them is not read).
+    let after = &header.text["heap_v2/".len()..];
+    let digits = after.iter().take_while(|b| b.is_ascii_digit()).count();
+    let rate = lines::parse_u64(&after[..digits]).ok_or_else(|| {
         Error::format(
             path,
             Location::Line(header.line),
