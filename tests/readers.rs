@@ -389,3 +389,46 @@ fn absurd_counts_and_depths() {
         .expect_err("long address");
     assert!(e.to_string().contains("bad address"), "{e}");
 }
+
+/// A gzip-compressed profile (a dump compressed by log rotation) reads as the profile; a
+/// damaged one, and a protobuf profile (Go's, or rpprof --proto's), are refused by name.
+#[test]
+fn gzip_compressed_profiles_are_read() {
+    use std::io::Write;
+    let gz = |data: &[u8]| {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(data).unwrap();
+        e.finish().unwrap()
+    };
+    let root = common::root().join("testdata");
+    for f in [
+        "t-heap/theap.hprof.0001.heap",
+        "t-cpu/tcpu-nopie.prof",
+        "t-jemalloc/tje.0003.heap",
+    ] {
+        let path = root.join(f);
+        let data = std::fs::read(&path).unwrap();
+        let plain = rpprof::profile::parse(&data, &path).unwrap();
+        let packed = gz(&data);
+        assert!(rpprof::profile::looks_like_profile(&packed[..16]), "{f}");
+        let read = rpprof::profile::parse(&packed, &path).unwrap();
+        assert_eq!(read, plain, "{f}");
+        // Cut short: said, with how far it got.
+        let err = rpprof::profile::parse(&packed[..packed.len() / 2], &path)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("gzip-compressed, and damaged"), "{f}: {err}");
+    }
+    let path = root.join("t-heap/theap.hprof.0001.heap");
+    let pb = b"\x0a\x04\x08\x01\x10\x02";
+    for data in [pb.to_vec(), gz(pb)] {
+        let err = rpprof::profile::parse(&data, &path)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("a protobuf profile"), "{err}");
+    }
+    let err = rpprof::profile::parse(&gz(&gz(b"heap profile:")), &path)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("compressed twice"), "{err}");
+}

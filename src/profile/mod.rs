@@ -257,6 +257,67 @@ pub const THREAD_TYPES: [SampleType; 1] = [SampleType {
 /// profile; otherwise the first line that is not a `%` command is the header that names the
 /// format.
 pub fn parse(data: &[u8], path: &Path) -> Result<Profile> {
+    if data.starts_with(&GZIP) {
+        let inflated = gunzip(data, path)?;
+        if inflated.starts_with(&GZIP) {
+            return Err(Error::format(
+                path,
+                Location::None,
+                "compressed twice with gzip: decompress it once first",
+            ));
+        }
+        // Places in the file are places in what it decompresses to.
+        return parse_plain(&inflated, path).map_err(|mut e| {
+            if let crate::error::ErrorKind::Format(m) = &mut e.kind {
+                m.push_str(" (in the gzip-decompressed data)");
+            }
+            e
+        });
+    }
+    parse_plain(data, path)
+}
+
+/// gzip's first two bytes.
+const GZIP: [u8; 2] = [0x1f, 0x8b];
+
+/// The most a gzip-compressed profile may decompress to.
+const MAX_INFLATED: u64 = 1 << 32;
+
+/// The data of a gzip-compressed profile (a dump compressed by log rotation, say).
+fn gunzip(data: &[u8], path: &Path) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    let mut gz = flate2::read::MultiGzDecoder::new(data).take(MAX_INFLATED + 1);
+    if let Err(e) = gz.read_to_end(&mut out) {
+        return Err(Error::format(
+            path,
+            Location::None,
+            format!(
+                "gzip-compressed, and damaged: {e} (after {} decompressed bytes)",
+                out.len()
+            ),
+        ));
+    }
+    if out.len() as u64 > MAX_INFLATED {
+        return Err(Error::format(
+            path,
+            Location::None,
+            "gzip-compressed, and decompresses to more than 4 GiB: not read",
+        ));
+    }
+    Ok(out)
+}
+
+/// [`parse`] of data that is not compressed.
+fn parse_plain(data: &[u8], path: &Path) -> Result<Profile> {
+    if data.first() == Some(&0x0a) {
+        // Field 1 of a protocol buffer (a CPU profile starts with a zero word).
+        return Err(Error::format(
+            path,
+            Location::Byte(0),
+            "a protobuf profile (pprof's profile.proto, as Go programs and rpprof --proto write it): rpprof reads the gperftools and jemalloc formats, not this one; open it with Go pprof",
+        ));
+    }
     if data.is_empty() {
         return Err(Error::format(
             path,
@@ -423,6 +484,9 @@ fn starts_marker(line: &[u8], word: &[u8]) -> bool {
 pub fn looks_like_profile(head: &[u8]) -> bool {
     if head.is_empty() || head.starts_with(b"\x7fELF") {
         return false;
+    }
+    if head.starts_with(&GZIP) {
+        return true;
     }
     if is_print(head[0]) {
         let starts = [&b"heap profile:"[..], b"heap_v2/", b"--- ", b"---", b"%"];
