@@ -153,9 +153,14 @@ fn digits(s: &str) -> Option<u64> {
         .flatten()
 }
 
+/// A dump's name without the `.gz` of a compressed one (`heap.0003.heap.gz`).
+fn unzipped(name: &str) -> &str {
+    name.strip_suffix(".gz").unwrap_or(name)
+}
+
 /// jemalloc's `<prefix>.<pid>.<seq>.<kind>.heap`, kind `i<n>`, `m<n>`, `u<n>` or `f`.
 fn jemalloc_place(name: &str) -> Option<Place> {
-    let body = name.strip_suffix(".heap")?;
+    let body = unzipped(name).strip_suffix(".heap")?;
     let (rest, kind) = body.rsplit_once('.')?;
     let kind_ok = kind == "f"
         || (kind.len() > 1
@@ -173,7 +178,7 @@ fn jemalloc_place(name: &str) -> Option<Place> {
 
 /// gperftools' `<prefix>.<NNNN>.heap`.
 fn gperftools_place(name: &str) -> Option<Place> {
-    let body = name.strip_suffix(".heap")?;
+    let body = unzipped(name).strip_suffix(".heap")?;
     let (prefix, seq) = body.rsplit_once('.')?;
     let seq = digits(seq)?;
     (!prefix.is_empty()).then(|| (prefix.to_string(), seq))
@@ -756,6 +761,18 @@ mod tests {
             name: name.to_string(),
             mtime,
         }
+    }
+
+    #[test]
+    fn compressed_dumps_keep_their_places() {
+        assert_eq!(
+            gperftools_place("heap.0003.heap.gz"),
+            Some(("heap".to_string(), 3))
+        );
+        assert_eq!(
+            jemalloc_place("jeprof.123.7.i7.heap.gz"),
+            Some(("jeprof.123".to_string(), 7))
+        );
     }
 
     #[test]
