@@ -435,6 +435,10 @@ impl Client {
                 Error::refused(format!("{url}: {reason}"))
             }
             ureq::Error::Rustls(e) => Error::refused(format!("{url}: {}", tls_reason(&e))),
+            ureq::Error::BodyExceedsLimit(n) => Error::refused(format!(
+                "{url}: the answer is larger than {} MiB: not read (is this a pprof endpoint?)",
+                n >> 20
+            )),
             other => Error::refused(format!("{url}: {other}")),
         }
     }
@@ -468,6 +472,11 @@ impl Client {
             // ureq reports its own errors inside io::Error.
             match e.into_inner().map(|i| i.downcast::<ureq::Error>()) {
                 Some(Ok(u)) => self.transport_error(url, *u, true),
+                Some(Err(other)) if other.to_string().contains("disconnected") => {
+                    Error::refused(format!(
+                        "{url}: the server closed the connection before the answer was complete"
+                    ))
+                }
                 Some(Err(other)) => Error::refused(format!("{url}: reading the answer: {other}")),
                 None => Error::refused(format!("{url}: the answer was cut short")),
             }
@@ -548,6 +557,13 @@ pub fn fetch_profile(
         name.push_str(&target.page.replace(['/', '?'], "."));
     }
     let dir = profile_dir();
+    // Said before the profile's seconds are spent, not after.
+    if dir.exists() && !dir.is_dir() {
+        return Err(Error::refused(format!(
+            "{}: not a directory, where fetched profiles are saved ($PPROF_TMPDIR, default ~/pprof)",
+            dir.display()
+        )));
+    }
     // A second fetch within the same second (the web UI's --every) gets a name of its own
     // rather than replacing the first's file.
     let mut path = dir.join(&name);

@@ -281,6 +281,15 @@ fn failures_are_one_clear_line() {
         &[("RPPROF_HTTP_TIMEOUT", "1")],
         "timed out",
     );
+    // $PPROF_TMPDIR a file: said before the profile is asked for (not after its seconds).
+    let not_dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pprof-tmpdir-is-a-file");
+    std::fs::write(&not_dir, b"").unwrap();
+    fails(
+        &s,
+        &["--text", &bin, &u("/pprof/profile?seconds=30")],
+        &[("PPROF_TMPDIR", not_dir.to_str().unwrap())],
+        "pprof-tmpdir-is-a-file: not a directory, where fetched profiles are saved",
+    );
     // Nothing was saved for the failures.
     assert!(
         s.saved()
