@@ -745,6 +745,17 @@ impl Trend {
         v
     }
 
+    /// The dumps left out, in words (`a.heap (cut short at byte 300), ...`), when there are.
+    pub fn left_out_words(&self) -> Option<String> {
+        (!self.left_out.is_empty()).then(|| {
+            self.left_out
+                .iter()
+                .map(|(p, at)| format!("{} (cut short at byte {at})", crate::session::file_name(p)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+    }
+
     /// How many sites of each class, those `--nodecount` left out included, in
     /// [`Class::ALL`] order, without the classes no site has.
     pub fn class_counts(&self) -> Vec<(Class, usize)> {

@@ -441,6 +441,7 @@ impl View {
             };
             let program = s.program_file();
             let mut msgs: Vec<u8> = Vec::new();
+            let mut listed_any = false;
             for merged in parts {
                 let total = merged.total();
                 let trimmed = ctx.trim(merged, &mut notes);
@@ -469,21 +470,7 @@ impl View {
                     ),
                     None => Vec::new(),
                 };
-                // pprof prints nothing: say why the listing is empty (once).
-                if routines.is_empty() && msgs.is_empty() {
-                    let why = match program {
-                        None => {
-                            "no program to read routines from (give the program before the profile)"
-                                .to_string()
-                        }
-                        Some(p) => format!(
-                            "no routine of {} with samples matches {:?}",
-                            p.display(),
-                            re.as_str()
-                        ),
-                    };
-                    msgs.extend_from_slice(format!("Warning: --{what}: {why}\n").as_bytes());
-                }
+                listed_any |= !routines.is_empty();
                 if disasm {
                     let objdump = disasm::objdump_path(self.tools.as_deref())?;
                     disasm::write(
@@ -498,6 +485,21 @@ impl View {
                     list::write(&mut buf, &mut msgs, &routines, &values, measure)
                         .map_err(io_err)?;
                 }
+            }
+            // pprof prints nothing: say why the listing is empty.
+            if !listed_any {
+                let why = match program {
+                    None => {
+                        "no program to read routines from (give the program before the profile)"
+                            .to_string()
+                    }
+                    Some(p) => format!(
+                        "no routine of {} with samples matches {:?}",
+                        p.display(),
+                        re.as_str()
+                    ),
+                };
+                msgs.extend_from_slice(format!("Warning: --{what}: {why}\n").as_bytes());
             }
             timer.stage(err, what);
             return finish(&buf, &notes, &msgs, out, err);

@@ -310,8 +310,9 @@ fn gunzip(data: &[u8], path: &Path) -> Result<Vec<u8>> {
 
 /// [`parse`] of data that is not compressed.
 fn parse_plain(data: &[u8], path: &Path) -> Result<Profile> {
-    if data.first() == Some(&0x0a) {
-        // Field 1 of a protocol buffer (a CPU profile starts with a zero word).
+    if data.first() == Some(&0x0a) && data.get(2) == Some(&0x08) {
+        // A protocol buffer whose first field is a message starting with a number: pprof's
+        // first sample type (a CPU profile starts with a zero word, a text one with text).
         return Err(Error::format(
             path,
             Location::Byte(0),

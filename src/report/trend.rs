@@ -164,13 +164,8 @@ fn header_lines(t: &Trend) -> Vec<String> {
         (Err(why), _) => v.push(format!("Times: unknown, slopes per dump: {why}")),
         _ => v.push("Times: unknown; slopes per dump".to_string()),
     }
-    if !t.left_out.is_empty() {
-        let cut: Vec<String> = t
-            .left_out
-            .iter()
-            .map(|(p, at)| format!("{} (cut short at byte {at})", crate::session::file_name(p)))
-            .collect();
-        v.push(format!("Left out: {}", cut.join(", ")));
+    if let Some(cut) = t.left_out_words() {
+        v.push(format!("Left out: {cut}"));
     }
     v
 }

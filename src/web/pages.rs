@@ -725,16 +725,11 @@ fn trend(ui: &Ui, sel: &Selected, page: &str) -> Response {
             .join(", ")),
     );
     // What the series is not: dumps cut short, and the oldest ones no longer kept.
-    if !t.left_out.is_empty() {
-        let cut: Vec<String> = t
-            .left_out
-            .iter()
-            .map(|(p, at)| format!("{} (cut short at byte {at})", file_name(p)))
-            .collect();
+    if let Some(cut) = t.left_out_words() {
         let _ = write!(
             b,
             "<p class=\"hint\" id=\"trend-left-out\">Left out: {}.</p>",
-            esc(&cut.join(", "))
+            esc(&cut)
         );
     }
     if sel.snap.let_go > 0 {
