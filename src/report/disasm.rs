@@ -424,19 +424,12 @@ mod tests {
                 text.contains(&format!("{total:>6} {total:>6} samples (flat")),
                 "{delta:x} {quirks}: {text}"
             );
-            let row = format!(
-                "{:>6} {:>6}        1235:",
-                if last == 0 {
-                    ".".into()
-                } else {
-                    last.to_string()
-                },
-                if last == 0 {
-                    ".".into()
-                } else {
-                    last.to_string()
-                }
-            );
+            let shown = if last == 0 {
+                ".".to_string()
+            } else {
+                last.to_string()
+            };
+            let row = format!("{shown:>6} {shown:>6}        1235:");
             assert!(text.contains(&row), "{delta:x} {quirks}: {text}");
         }
     }
