@@ -916,8 +916,14 @@ impl Session {
             } else {
                 let mapped = program_from_map(first);
                 match self.program.as_ref().or(mapped.as_ref()) {
-                    Some(p) => Local::new(p, &first.mappings, &self.sym_opts)
-                        .symbolize(&addrs, &mut warnings),
+                    // The group's map first, then what the other profiles map besides (a
+                    // dump cut short has none: its addresses are the others').
+                    Some(p) => {
+                        let map = merged_map(
+                            std::iter::once(first).chain(profiles.iter().map(|l| &l.profile)),
+                        );
+                        Local::new(p, &map, &self.sym_opts).symbolize(&addrs, &mut warnings)
+                    }
                     None => {
                         warnings.push(format!(
                             "Warning: {}: no program given and none named in its memory map; addresses print as hex",
