@@ -675,6 +675,13 @@ impl Args {
         if !self.trend {
             return Err(Error::usage("--csv and --json are formats of --trend"));
         }
+        // Said before the dumps are read.
+        if self.base.is_some() {
+            return Err(Error::usage(crate::trend::NO_BASE));
+        }
+        if self.thread.is_some() {
+            return Err(Error::usage(crate::trend::NO_THREAD));
+        }
         let formats = [
             (self.text, TrendFormat::Text),
             (self.csv, TrendFormat::Csv),

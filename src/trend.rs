@@ -145,6 +145,12 @@ pub struct SeriesOrder {
 
 /// A name's place in a series: its series key (prefix, and process id for jemalloc) and
 /// sequence number.
+/// Why `--trend` takes no `--base`.
+pub const NO_BASE: &str = "--trend takes no --base: the first dump of the series is its base (each site's change is what --base=<first> <last> reports)";
+
+/// Why `--trend` takes no `--thread`.
+pub const NO_THREAD: &str = "--thread does not go with --trend";
+
 type Place = (String, u64);
 
 fn digits(s: &str) -> Option<u64> {

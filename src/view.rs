@@ -1268,12 +1268,10 @@ impl View {
     pub fn trend(&self, s: &Session, notes: &mut Vec<String>) -> Result<Trend> {
         self.check()?;
         if self.base_index(s).is_some() {
-            return Err(Error::usage(
-                "--trend takes no --base: the first dump of the series is its base (each site's change is what --base=<first> <last> reports)",
-            ));
+            return Err(Error::usage(trend::NO_BASE));
         }
         if self.thread.is_some() {
-            return Err(Error::usage("--thread does not go with --trend"));
+            return Err(Error::usage(trend::NO_THREAD));
         }
         let given: Vec<usize> = match &self.profiles {
             Some(p) if !p.is_empty() => p.clone(),

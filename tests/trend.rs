@@ -1041,3 +1041,22 @@ fn a_library_missing_from_the_first_map_is_named_from_a_later_one() {
     assert!(r.out.contains("_IO_file_doallocate\n"), "{}", r.out);
     assert!(!r.out.contains("  0x0000"), "{}", r.out);
 }
+
+/// `--base` and `--thread` are refused before the dumps are read (not after naming every
+/// address of a long series).
+#[test]
+fn base_and_thread_are_refused_before_reading() {
+    let dir = scratch("refused-early", &|n| n.to_string());
+    for (flag, says) in [
+        ("--thread=1", "--thread does not go with --trend"),
+        ("--base=nope.heap", "--trend takes no --base"),
+    ] {
+        let r = run(
+            &dir,
+            &["--trend", flag, "./ttrend", "a.heap", "b.heap", "c.heap"],
+        );
+        assert_eq!(r.code, 1, "{flag}: {}", r.err);
+        assert!(r.err.contains(says), "{flag}: {}", r.err);
+        assert!(r.out.is_empty());
+    }
+}
