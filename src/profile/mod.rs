@@ -323,7 +323,7 @@ fn parse_plain(data: &[u8], path: &Path) -> Result<Profile> {
         return Err(Error::format(
             path,
             Location::None,
-            "empty file: not a profile (the CPU profiler writes its file when it stops, at ProfilerStop or when the program exits: a program still running, or killed, leaves it empty)",
+            "empty file: not a profile (a file still being written, or one whose writer was killed before it wrote anything: the CPU profiler writes its file when it stops, at ProfilerStop or when the program exits)",
         ));
     }
     if !is_print(data[0]) {
