@@ -148,6 +148,13 @@ impl Loaded {
                     ));
                 }
             }
+            if m.is_dir() {
+                return Err(Error::format(
+                    &path,
+                    crate::error::Location::None,
+                    "a directory, not a profile file (its dumps: name them, heap.*.heap; --http watches a directory)",
+                ));
+            }
             crate::memory::reading(m.len());
         }
         let data = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
@@ -354,6 +361,14 @@ fn classify(arg: &str, n_args: usize) -> Result<First> {
     let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
     if !meta.is_file() && !meta.is_dir() {
         return Ok(First::Profile);
+    }
+    if meta.is_dir() {
+        // Not read here: the profile's reader or the program's says what it is.
+        return Ok(if n_args < 2 {
+            First::Profile
+        } else {
+            First::Program
+        });
     }
     let mut head = [0u8; 64];
     let n = std::fs::File::open(path)

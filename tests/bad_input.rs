@@ -1532,3 +1532,21 @@ fn a_symbol_moved_far_away_does_not_make_listing_walk_the_gap() {
         assert!(!out.stdout.is_empty(), "{mode}");
     }
 }
+
+/// A directory given as a profile is said to be one, with what to give instead (it was
+/// "Is a directory (os error 21)").
+#[test]
+fn a_directory_is_not_a_profile() {
+    let case = common::root().join("testdata/t-heap");
+    let dir = case.to_str().unwrap();
+    for args in [vec!["--text", dir], vec!["--text", "./theap", dir]] {
+        let out = common::rpprof(&case, &args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(out.stdout.is_empty());
+        assert!(
+            err.contains(": a directory, not a profile file (its dumps: name them"),
+            "{args:?}: {err}"
+        );
+    }
+}
