@@ -391,7 +391,7 @@ fn classify(arg: &str, n_args: usize) -> Result<First> {
 /// mappings of the others that overlap none of it (a library loaded after the first dump was
 /// written; the whole map of a later dump when the first has none, being cut short). pprof
 /// reads the first profile's alone, and prints the others' addresses as hex.
-fn merged_map<'p>(
+pub(crate) fn merged_map<'p>(
     mut profiles: impl Iterator<Item = &'p Profile>,
 ) -> std::borrow::Cow<'p, [profile::Mapping]> {
     use std::borrow::Cow;
@@ -399,9 +399,22 @@ fn merged_map<'p>(
         return Cow::Borrowed(&[]);
     };
     let mut map: Cow<'p, [profile::Mapping]> = Cow::Borrowed(&first.mappings);
-    // The ranges taken, sorted by start; a map is usually the same dump after dump.
-    let mut taken: Vec<(u64, u64)> = first.mappings.iter().map(|m| (m.start, m.limit)).collect();
-    taken.sort_unstable();
+    // The ranges taken, sorted by start and made disjoint (an odd map may nest them); a map
+    // is usually the same dump after dump.
+    let mut ranges: Vec<(u64, u64)> = first
+        .mappings
+        .iter()
+        .filter(|m| m.limit > m.start)
+        .map(|m| (m.start, m.limit))
+        .collect();
+    ranges.sort_unstable();
+    let mut taken: Vec<(u64, u64)> = Vec::with_capacity(ranges.len());
+    for (s, l) in ranges {
+        match taken.last_mut() {
+            Some(last) if s < last.1 => last.1 = last.1.max(l),
+            _ => taken.push((s, l)),
+        }
+    }
     for p in profiles {
         if p.mappings.len() == first.mappings.len()
             && p.mappings
@@ -426,6 +439,34 @@ fn merged_map<'p>(
         }
     }
     map
+}
+
+/// The program the first of `profiles` whose memory map names one names (a dump cut short
+/// has no map).
+fn mapped_program_of<'p>(profiles: impl IntoIterator<Item = &'p Profile>) -> Option<PathBuf> {
+    profiles.into_iter().find_map(program_from_map)
+}
+
+/// The profiles among `others` of `p`'s process (the same program mapped at the same
+/// address), for [`merged_map`]; for a `p` without a map, those of the one process they all
+/// are of, if they are (a folder may hold dumps of several runs, or programs).
+fn kindred<'p>(p: &Profile, others: impl Iterator<Item = &'p Profile>) -> Vec<&'p Profile> {
+    let mapped: Vec<&Profile> = others.filter(|o| !o.mappings.is_empty()).collect();
+    let anchor = if p.mappings.is_empty() {
+        match mapped.first() {
+            Some(&a) => a,
+            None => return Vec::new(),
+        }
+    } else {
+        p
+    };
+    let same = |o: &Profile| {
+        program_from_map(anchor).is_some() && crate::trend::same_process(anchor, o).is_ok()
+    };
+    if p.mappings.is_empty() && !mapped.iter().all(|o| same(o)) {
+        return Vec::new();
+    }
+    mapped.into_iter().filter(|o| same(o)).collect()
 }
 
 /// The program named by a memory map: the first absolute path that is not a library.
@@ -580,7 +621,7 @@ impl Session {
         crate::memory::symbolizing(addrs.len());
         let mut sym_opts = opts.symbol_options(w);
         sym_opts.jeprof = jeprof;
-        let mapped_program = program_from_map(main);
+        let mapped_program = mapped_program_of(profiles.iter().map(|i| &i.profile));
         let mut warnings = Vec::new();
         let mut cache_writes = CacheWrites::default();
         let symbols: Arc<SymbolTable> = if main.symbols.is_some() {
@@ -705,7 +746,7 @@ impl Session {
         sym_opts.jeprof = opts.jeprof || main.is_jemalloc();
         let s = Session {
             program_name: program_name(program.as_deref(), main),
-            mapped_program: program_from_map(main),
+            mapped_program: mapped_program_of(profiles.iter().map(|i| &i.profile)),
             opts,
             program,
             profiles: Vec::new(),
@@ -785,7 +826,7 @@ impl Session {
             opts: self.opts.clone(),
             program: self.program.clone(),
             program_name: program_name(self.program.as_deref(), main),
-            mapped_program: program_from_map(main),
+            mapped_program: mapped_program_of(profiles.iter().map(|i| &i.profile)),
             base,
             symbols: Arc::new(symbols),
             addrs,
@@ -854,7 +895,7 @@ impl Session {
             opts: self.opts.clone(),
             program: self.program.clone(),
             program_name: program_name(self.program.as_deref(), main),
-            mapped_program: program_from_map(main),
+            mapped_program: mapped_program_of(list.iter().map(|i| &i.profile)),
             base: base.map(|_| list.len() - 1),
             symbols: Arc::new(symbols),
             addrs,
@@ -929,14 +970,13 @@ impl Session {
                 .symbolize(&addrs, &mut warnings);
                 without_no_symbol_marks(table, &names, w)
             } else {
-                let mapped = program_from_map(first);
+                // The group's map first, then what the profiles of its process map besides
+                // (a dump cut short has none: its addresses are theirs).
+                let kin = kindred(first, profiles.iter().map(|l| &l.profile));
+                let mapped = mapped_program_of(std::iter::once(first).chain(kin.iter().copied()));
                 match self.program.as_ref().or(mapped.as_ref()) {
-                    // The group's map first, then what the other profiles map besides (a
-                    // dump cut short has none: its addresses are the others').
                     Some(p) => {
-                        let map = merged_map(
-                            std::iter::once(first).chain(profiles.iter().map(|l| &l.profile)),
-                        );
+                        let map = merged_map(std::iter::once(first).chain(kin));
                         Local::new(p, &map, &self.sym_opts).symbolize(&addrs, &mut warnings)
                     }
                     None => {

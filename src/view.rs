@@ -440,6 +440,9 @@ impl View {
                 vec![merged()]
             };
             let program = s.program_file();
+            // The addresses placed as they were named (every profile's map).
+            let map = crate::session::merged_map(s.profiles.iter().map(|l| &l.profile));
+            let mut local = program.map(|p| Local::new(p, &map, &s.sym_opts));
             let mut msgs: Vec<u8> = Vec::new();
             let mut listed_any = false;
             for merged in parts {
@@ -459,8 +462,8 @@ impl View {
                 let mut warnings = Vec::new();
                 let mut with_value: Vec<u64> = values.cum.keys().copied().collect();
                 with_value.sort_unstable();
-                let routines = match program {
-                    Some(p) => Local::new(p, &main.mappings, &s.sym_opts).listed_routines(
+                let routines = match local.as_mut() {
+                    Some(l) => l.listed_routines(
                         &s.addrs,
                         &re,
                         self.routines_by_short_name,

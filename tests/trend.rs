@@ -1060,3 +1060,38 @@ fn base_and_thread_are_refused_before_reading() {
         assert!(r.out.is_empty());
     }
 }
+
+/// Without a program argument, the program comes from the first map that names one (the
+/// first dump, cut short, has none); --list places addresses with every dump's map, as the
+/// names were found.
+#[test]
+fn the_program_and_list_use_every_dumps_map() {
+    let dir = scratch("every-map", &|n| n.to_string());
+    let first = dir.join("ttrend.hprof.0012.heap");
+    let whole = std::fs::read(&first).unwrap();
+    std::fs::write(&first, &whole[..300]).unwrap();
+    let r = run(
+        &dir,
+        &["--text", "ttrend.hprof.0012.heap", "ttrend.hprof.0002.heap"],
+    );
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert!(r.out.contains(" cache_fill\n"), "{}\n{}", r.out, r.err);
+    assert!(!r.err.contains("no program given"), "{}", r.err);
+    let r = run(
+        &dir,
+        &[
+            "--list=cache_fill",
+            "./ttrend",
+            "ttrend.hprof.0012.heap",
+            "ttrend.hprof.0002.heap",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert!(
+        r.out
+            .starts_with("ROUTINE ====================== cache_fill"),
+        "{}\n{}",
+        r.out,
+        r.err
+    );
+}
