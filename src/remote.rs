@@ -83,20 +83,31 @@ impl Target {
         p == PROFILE_PAGE || p == "/pprof/pmuprofile" || p == "/pprof/contention"
     }
 
-    /// The `seconds=` the argument's own query asks for, if any (its first).
-    pub fn url_seconds(&self) -> Option<u64> {
+    /// The value of the `seconds=` in the argument's own query, if it has one (its first).
+    fn url_seconds_text(&self) -> Option<&str> {
         let (_, query) = self.page.split_once('?')?;
-        query
-            .split('&')
-            .find_map(|kv| kv.strip_prefix("seconds="))
-            .and_then(|v| v.parse().ok())
+        query.split('&').find_map(|kv| kv.strip_prefix("seconds="))
+    }
+
+    /// The `seconds=` the argument's own query asks for, if any; one that is not a whole
+    /// number of seconds is an error.
+    pub fn url_seconds(&self) -> Result<Option<u64>> {
+        match self.url_seconds_text() {
+            None => Ok(None),
+            Some(v) => v.parse().map(Some).map_err(|_| {
+                Error::refused(format!(
+                    "{}{}: seconds={v} is not a whole number of seconds",
+                    self.base, self.page
+                ))
+            }),
+        }
     }
 
     /// The URL of the profile page, with `seconds=` for the timed ones (unless the
     /// argument has one of its own, which is then what the profile takes).
     pub fn profile_url(&self, seconds: u64) -> String {
         let mut url = format!("{}{}", self.base, self.page);
-        if self.timed() && self.url_seconds().is_none() {
+        if self.timed() && self.url_seconds_text().is_none() {
             url.push(if url.contains('?') { '&' } else { '?' });
             url.push_str(&format!("seconds={seconds}"));
         }
@@ -538,10 +549,11 @@ pub fn fetch_profile(
     seconds: u64,
     err: &mut dyn Write,
 ) -> Result<PathBuf> {
-    let seconds = target.url_seconds().unwrap_or(seconds);
+    let seconds = target.url_seconds()?.unwrap_or(seconds);
     let url = target.profile_url(seconds);
     let timeout = if target.timed() {
-        Duration::from_secs_f64(seconds as f64 * 1.01 + 60.0)
+        // (However many seconds are asked: past a century is past any answer.)
+        Duration::from_secs_f64(seconds.min(1 << 32) as f64 * 1.01 + 60.0)
     } else {
         Duration::from_secs(60)
     };
@@ -696,6 +708,20 @@ mod tests {
         assert_eq!(presented_name("DnsName(\"localhost\")"), "localhost");
         assert_eq!(presented_name("IpAddress(127.0.0.1)"), "127.0.0.1");
         assert_eq!(presented_name("odd"), "odd");
+    }
+
+    #[test]
+    fn the_urls_own_seconds_are_the_profiles() {
+        let t = Target::parse("h:1/pprof/profile?seconds=5");
+        assert_eq!(t.url_seconds().ok(), Some(Some(5)));
+        assert_eq!(t.profile_url(30), "http://h:1/pprof/profile?seconds=5");
+        let t = Target::parse("h:1/pprof/profile?x=1");
+        assert_eq!(t.url_seconds().ok(), Some(None));
+        assert_eq!(t.profile_url(30), "http://h:1/pprof/profile?x=1&seconds=30");
+        // Not a number: refused, and not asked for twice.
+        let t = Target::parse("h:1/pprof/profile?seconds=1.5");
+        assert!(t.url_seconds().is_err());
+        assert_eq!(t.profile_url(30), "http://h:1/pprof/profile?seconds=1.5");
     }
 
     #[test]

@@ -393,3 +393,35 @@ fn host_not_found_says_there_is_no_such_file_either() {
         "{err}"
     );
 }
+
+/// Any number of seconds is a request, not a crash (the timeout overflowed a Duration).
+#[test]
+fn huge_seconds_do_not_crash() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    for args in [
+        vec![
+            "--text".to_string(),
+            "/bin/true".to_string(),
+            format!("127.0.0.1:{port}/pprof/profile?seconds=18446744073709551615"),
+        ],
+        vec![
+            "--text".to_string(),
+            "--seconds=18446744073709551615".to_string(),
+            "/bin/true".to_string(),
+            format!("127.0.0.1:{port}/pprof/profile"),
+        ],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_rpprof"))
+            .args(&args)
+            .env("PPROF_TMPDIR", env!("CARGO_TARGET_TMPDIR"))
+            .output()
+            .unwrap();
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("cannot connect"), "{args:?}: {err}");
+    }
+}
