@@ -606,7 +606,7 @@ pub fn fetch_profile(
     if body.is_empty() {
         return Err(Error::refused(format!("{url}: the answer is empty")));
     }
-    if !crate::profile::looks_like_profile(&body[..body.len().min(64)]) {
+    if !crate::profile::looks_like_profile(&body[..body.len().min(4096)]) {
         let head = String::from_utf8_lossy(&body[..body.len().min(80)]);
         let head: String = head.split_whitespace().collect::<Vec<_>>().join(" ");
         return Err(Error::refused(format!(

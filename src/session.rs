@@ -370,11 +370,8 @@ fn classify(arg: &str, n_args: usize) -> Result<First> {
             First::Program
         });
     }
-    let mut head = [0u8; 64];
-    let n = std::fs::File::open(path)
-        .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
-        .map_err(|e| Error::io(path, e))?;
-    let head = &head[..n];
+    let head = profile::file_head(path).map_err(|e| Error::io(path, e))?;
+    let head = head.as_slice();
     if head.starts_with(b"\x7fELF") {
         return Ok(First::Program);
     }

@@ -410,15 +410,27 @@ fn gzip_compressed_profiles_are_read() {
         let data = std::fs::read(&path).unwrap();
         let plain = rpprof::profile::parse(&data, &path).unwrap();
         let packed = gz(&data);
-        assert!(rpprof::profile::looks_like_profile(&packed[..16]), "{f}");
+        assert!(
+            rpprof::profile::looks_like_profile(&packed[..packed.len().min(4096)]),
+            "{f}"
+        );
         let read = rpprof::profile::parse(&packed, &path).unwrap();
         assert_eq!(read, plain, "{f}");
-        // Cut short: said, with how far it got.
-        let err = rpprof::profile::parse(&packed[..packed.len() / 2], &path)
-            .unwrap_err()
-            .to_string();
+        // Cut short (being compressed): what it holds is read, and where it is cut kept.
+        let half = &packed[..packed.len() / 2];
+        let cut = rpprof::profile::parse(half, &path).unwrap();
+        assert_eq!(cut.cut_at, Some(half.len() as u64), "{f}");
+        // Damaged: said.
+        let mut bad = packed.clone();
+        bad[12..20].fill(0xff);
+        let err = rpprof::profile::parse(&bad, &path).unwrap_err().to_string();
         assert!(err.contains("gzip-compressed, and damaged"), "{f}: {err}");
     }
+    // Not every gzip file is a profile (a rotated log): it does not look like one.
+    let log: Vec<u8> = (1..5000)
+        .flat_map(|i| format!("{i}\n").into_bytes())
+        .collect();
+    assert!(!rpprof::profile::looks_like_profile(&gz(&log)));
     let path = root.join("t-heap/theap.hprof.0001.heap");
     let pb = b"\x0a\x04\x08\x01\x10\x02";
     for data in [pb.to_vec(), gz(pb)] {

@@ -258,7 +258,7 @@ pub const THREAD_TYPES: [SampleType; 1] = [SampleType {
 /// format.
 pub fn parse(data: &[u8], path: &Path) -> Result<Profile> {
     if data.starts_with(&GZIP) {
-        let inflated = gunzip(data, path)?;
+        let (inflated, cut) = gunzip(data, path)?;
         if inflated.starts_with(&GZIP) {
             return Err(Error::format(
                 path,
@@ -267,12 +267,21 @@ pub fn parse(data: &[u8], path: &Path) -> Result<Profile> {
             ));
         }
         // Places in the file are places in what it decompresses to.
-        return parse_plain(&inflated, path).map_err(|mut e| {
+        let mut p = parse_plain(&inflated, path).map_err(|mut e| {
             if let crate::error::ErrorKind::Format(m) = &mut e.kind {
                 m.push_str(" (in the gzip-decompressed data)");
             }
             e
-        });
+        })?;
+        if let Some(at) = cut {
+            p.notes.push(format!(
+                "Warning: {}: the gzip data is cut short at byte {at} (being compressed, or its writer was killed): the records before the cut are read",
+                path.display()
+            ));
+            // (Where the file is cut, not what it decompresses to.)
+            p.cut_at = Some(at);
+        }
+        return Ok(p);
     }
     parse_plain(data, path)
 }
@@ -283,29 +292,72 @@ const GZIP: [u8; 2] = [0x1f, 0x8b];
 /// The most a gzip-compressed profile may decompress to.
 const MAX_INFLATED: u64 = 1 << 32;
 
-/// The data of a gzip-compressed profile (a dump compressed by log rotation, say).
-fn gunzip(data: &[u8], path: &Path) -> Result<Vec<u8>> {
+/// The first 4 kB of the file at `path` (or all of it), for [`looks_like_profile`]: a
+/// compressed profile's first block is in them.
+pub fn file_head(path: &Path) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
+    let mut head = Vec::with_capacity(4096);
+    std::fs::File::open(path)?
+        .take(4096)
+        .read_to_end(&mut head)?;
+    Ok(head)
+}
+
+/// The first bytes (up to 64) that the start `head` of gzip-compressed data decompresses to:
+/// as many as it holds (a few kB of a file hold its first block).
+fn gunzip_head(head: &[u8]) -> Vec<u8> {
+    use std::io::Read;
+    let mut out = vec![0u8; 64];
+    let mut n = 0;
+    let mut gz = flate2::read::GzDecoder::new(head);
+    while n < out.len() {
+        match gz.read(&mut out[n..]) {
+            Ok(0) | Err(_) => break,
+            Ok(k) => n += k,
+        }
+    }
+    out.truncate(n);
+    out
+}
+
+/// The data of a gzip-compressed profile (a dump compressed by log rotation, say). Cut short
+/// (a dump being compressed), what it decompresses to up to the cut, and where the cut is.
+fn gunzip(data: &[u8], path: &Path) -> Result<(Vec<u8>, Option<u64>)> {
+    use std::io::Read;
+    // Text profiles compress some 10 to 30 times; a thousand times is a bomb's.
+    let limit = (data.len() as u64)
+        .saturating_mul(1000)
+        .clamp(1 << 26, MAX_INFLATED);
     let mut out = Vec::new();
-    let mut gz = flate2::read::MultiGzDecoder::new(data).take(MAX_INFLATED + 1);
-    if let Err(e) = gz.read_to_end(&mut out) {
+    let mut gz = flate2::read::MultiGzDecoder::new(data).take(limit + 1);
+    let cut = match gz.read_to_end(&mut out) {
+        Ok(_) => None,
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof && !out.is_empty() => {
+            Some(data.len() as u64)
+        }
+        Err(e) => {
+            return Err(Error::format(
+                path,
+                Location::None,
+                format!(
+                    "gzip-compressed, and damaged: {e} (after {} decompressed bytes)",
+                    out.len()
+                ),
+            ));
+        }
+    };
+    if out.len() as u64 > limit {
         return Err(Error::format(
             path,
             Location::None,
             format!(
-                "gzip-compressed, and damaged: {e} (after {} decompressed bytes)",
-                out.len()
+                "gzip-compressed, and decompresses to more than {} MiB ({} times its size): not read",
+                limit >> 20,
+                limit / (data.len().max(1) as u64)
             ),
         ));
     }
-    if out.len() as u64 > MAX_INFLATED {
-        return Err(Error::format(
-            path,
-            Location::None,
-            "gzip-compressed, and decompresses to more than 4 GiB: not read",
-        ));
-    }
-    Ok(out)
+    Ok((out, cut))
 }
 
 /// [`parse`] of data that is not compressed.
@@ -487,7 +539,9 @@ pub fn looks_like_profile(head: &[u8]) -> bool {
         return false;
     }
     if head.starts_with(&GZIP) {
-        return true;
+        // What the compressed start holds (a rotated log is gzip-compressed too).
+        let inner = gunzip_head(head);
+        return !inner.starts_with(&GZIP) && looks_like_profile(&inner);
     }
     if is_print(head[0]) {
         let starts = [&b"heap profile:"[..], b"heap_v2/", b"--- ", b"---", b"%"];

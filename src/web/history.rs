@@ -315,12 +315,7 @@ fn stat(p: &Path) -> Option<(u64, SystemTime)> {
 
 /// True when the file starts as a profile does.
 fn sniff(p: &Path) -> bool {
-    let mut head = [0u8; 64];
-    let Ok(mut f) = std::fs::File::open(p) else {
-        return false;
-    };
-    let n = std::io::Read::read(&mut f, &mut head).unwrap_or(0);
-    profile::looks_like_profile(&head[..n])
+    profile::file_head(p).is_ok_and(|head| profile::looks_like_profile(&head))
 }
 
 /// Why a file a watched pattern names is not read.
