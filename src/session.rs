@@ -363,12 +363,15 @@ fn classify(arg: &str, n_args: usize) -> Result<First> {
         return Ok(First::Profile);
     }
     if meta.is_dir() {
-        // Not read here: the profile's reader or the program's says what it is.
-        return Ok(if n_args < 2 {
-            First::Profile
-        } else {
-            First::Program
-        });
+        if n_args < 2 {
+            // The profile's reader says what it is, and what to give instead.
+            return Ok(First::Profile);
+        }
+        return Err(Error::format(
+            path,
+            crate::error::Location::None,
+            "a directory, not the program (give the program's file, then the profiles)",
+        ));
     }
     let head = profile::file_head(path).map_err(|e| Error::io(path, e))?;
     let head = head.as_slice();
