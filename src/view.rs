@@ -1297,14 +1297,17 @@ impl View {
             .filter(|&i| s.profiles[i].profile.cut_at.is_none())
             .collect();
         if given.len() < 3 {
-            let cut = if left_out.is_empty() {
-                String::new()
+            let given_words = if left_out.is_empty() {
+                format!("{} given", given.len())
             } else {
-                format!(", and {} cut short left out", left_out.len())
+                format!(
+                    "{} given, {} of them cut short and left out",
+                    given.len() + left_out.len(),
+                    left_out.len()
+                )
             };
             return Err(Error::usage(format!(
-                "--trend needs a series of at least three dumps ({} given{cut}); to compare two, use --base=<older> <newer>",
-                given.len()
+                "--trend needs a series of at least three dumps ({given_words}); to compare two, use --base=<older> <newer>"
             )));
         }
         for &i in &given {

@@ -1003,7 +1003,8 @@ fn a_dump_cut_short_is_left_out() {
     );
     assert_eq!(r.code, 1, "{}", r.err);
     assert!(
-        r.err.contains("(2 given, and 1 cut short left out)"),
+        r.err
+            .contains("(3 given, 1 of them cut short and left out)"),
         "{}",
         r.err
     );

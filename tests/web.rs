@@ -1515,7 +1515,7 @@ fn the_trend_page_says_what_it_left_out() {
         "{page}"
     );
     assert!(
-        page.contains("Left out: ttrend.hprof.0012.heap (cut short at byte 300)."),
+        page.contains(">Left out: ttrend.hprof.0012.heap (cut short at byte 300)</text>"),
         "{page}"
     );
     assert!(

@@ -529,8 +529,11 @@ fn tick_label(v: f64, step: f64) -> String {
 /// `--trend --svg`: a line chart of the total and the sites that grew most, over the dumps'
 /// times (or their positions when the times are unknown).
 fn write_svg(out: &mut dyn Write, t: &Trend) -> io::Result<()> {
-    let (w, h) = (1100.0, 620.0);
-    let (left, right, top, bottom) = (80.0, 360.0, 90.0, 60.0);
+    let head = header_lines(t);
+    // The plot starts below the header's lines (three, or four with a Left out line).
+    let extra = 20.0 * head.len().saturating_sub(3) as f64;
+    let (w, h) = (1100.0, 620.0 + extra);
+    let (left, right, top, bottom) = (80.0, 360.0, 90.0 + extra, 60.0);
     let (pw, ph) = (w - left - right, h - top - bottom);
     let n = t.dumps.len();
     let hours = t.hours();
@@ -573,7 +576,6 @@ fn write_svg(out: &mut dyn Write, t: &Trend) -> io::Result<()> {
 <svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="Verdana, sans-serif" font-size="12">
 <rect x="0" y="0" width="{w}" height="{h}" fill="#ffffff"/>"##
     )?;
-    let head = header_lines(t);
     for (i, l) in head.iter().enumerate() {
         let size = if i == 0 { 16 } else { 12 };
         writeln!(

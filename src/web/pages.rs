@@ -724,14 +724,8 @@ fn trend(ui: &Ui, sel: &Selected, page: &str) -> Response {
             .collect::<Vec<_>>()
             .join(", ")),
     );
-    // What the series is not: dumps cut short, and the oldest ones no longer kept.
-    if let Some(cut) = t.left_out_words() {
-        let _ = write!(
-            b,
-            "<p class=\"hint\" id=\"trend-left-out\">Left out: {}.</p>",
-            esc(&cut)
-        );
-    }
+    // What the series is not: the oldest dumps, no longer kept (the chart's header says
+    // which were left out as cut short).
     if sel.snap.let_go > 0 {
         let _ = write!(
             b,
