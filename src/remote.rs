@@ -607,6 +607,11 @@ pub fn fetch_profile(
         return Err(Error::refused(format!("{url}: the answer is empty")));
     }
     if !crate::profile::looks_like_profile(&body[..body.len().min(4096)]) {
+        if body.starts_with(&[0x1f, 0x8b]) {
+            return Err(Error::refused(format!(
+                "{url}: the answer is gzip-compressed and not a gperftools or jemalloc profile (a protobuf profile, as Go servers send? Go pprof reads those)"
+            )));
+        }
         let head = String::from_utf8_lossy(&body[..body.len().min(80)]);
         let head: String = head.split_whitespace().collect::<Vec<_>>().join(" ");
         return Err(Error::refused(format!(
