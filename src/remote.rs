@@ -518,18 +518,35 @@ impl Client {
 }
 
 /// The program's name from `/pprof/cmdline` (its first line).
-pub fn program_name(target: &Target) -> Result<String> {
+/// A server without that page (HTTP 404), or with an empty one, has its profiles named after
+/// `unknown`, as the messages in `err` say: the profile and symbol pages may still answer.
+pub fn program_name(target: &Target, err: &mut dyn Write) -> Result<String> {
     let url = format!("{}{}", target.base, PROGRAM_NAME_PAGE);
-    let body = Client::new(Duration::from_secs(30)).get(&url)?;
+    let body = match Client::new(Duration::from_secs(30)).get(&url) {
+        Ok(b) => b,
+        Err(e) if e.to_string().contains(": HTTP 404 ") => {
+            let _ = writeln!(
+                err,
+                "Warning: {url}: no such page (HTTP 404): the program is named unknown"
+            );
+            return Ok(UNKNOWN_PROGRAM.to_string());
+        }
+        Err(e) => return Err(e),
+    };
     let text = String::from_utf8_lossy(&body);
     let name = text.lines().next().unwrap_or("").trim().to_string();
     if name.is_empty() {
-        return Err(Error::refused(format!(
-            "{url}: no program name in the answer"
-        )));
+        let _ = writeln!(
+            err,
+            "Warning: {url}: no program name in the answer: the program is named unknown"
+        );
+        return Ok(UNKNOWN_PROGRAM.to_string());
     }
     Ok(name)
 }
+
+/// The program's name when the server does not say it.
+const UNKNOWN_PROGRAM: &str = "unknown";
 
 /// The directory fetched profiles are saved in: `$PPROF_TMPDIR`, else `~/pprof`.
 pub fn profile_dir() -> PathBuf {

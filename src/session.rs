@@ -297,7 +297,8 @@ fn fetch_remote(opts: &LoadOptions, err: &mut dyn Write) -> Result<Fetched> {
     let program = if fetch_this(&f.args[0]) {
         writeln!(err, "Using remote profile at {}.", f.args[0]).map_err(io_err)?;
         let target = remote::Target::parse(&f.args[0]);
-        let name = remote::program_name(&target).map_err(|e| no_such_file_either(&f.args[0], e))?;
+        let name =
+            remote::program_name(&target, err).map_err(|e| no_such_file_either(&f.args[0], e))?;
         // As pprof: a server that cannot name the addresses is said before the profile's
         // seconds are spent.
         remote::check_symbols(&target)?;

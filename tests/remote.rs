@@ -344,6 +344,32 @@ fn symbol_page_checked_first_and_its_gaps_said() {
     assert!(n < m && n <= m.div_ceil(2), "{err}");
 }
 
+/// A server without /pprof/cmdline: its profile is fetched and named all the same, saved
+/// under `unknown`, as the warning says (google-pprof carries on too).
+#[test]
+fn a_server_without_cmdline_is_still_read() {
+    let Some(s) = start("a_server_without_cmdline_is_still_read") else {
+        return;
+    };
+    let out = s.rpprof(&["--text", &s.url("/nocmd/pprof/heap")], &[]);
+    let err = text(&out.stderr);
+    let report = ok(&out);
+    assert!(
+        err.contains("/nocmd/pprof/cmdline: no such page (HTTP 404): the program is named unknown"),
+        "{err}"
+    );
+    assert!(report.contains("remote_alloc_big"), "{report}\n{err}");
+    assert!(
+        s.saved().iter().any(|p| p
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("unknown.")),
+        "{:?}",
+        s.saved()
+    );
+}
+
 /// A `seconds=` in the argument's own query is the profile's: not asked twice, said in the
 /// message, which comes before the wait (the file is not there yet when it is read).
 #[test]

@@ -447,7 +447,7 @@ impl History {
                 sources.iter().find(|s| matches!(s, Source::Remote { .. }))
         {
             writeln!(err, "Using remote profile at {arg}.").map_err(session::io_err)?;
-            let name = remote::program_name(target)?;
+            let name = remote::program_name(target, err)?;
             remote_program = Some((target.clone(), name));
         }
         let mut h = History {
@@ -848,7 +848,7 @@ impl History {
         let program = match (&self.program, &self.remote_program) {
             (Some(p), _) => p.to_string_lossy().into_owned(),
             (None, Some((first, name))) if first.base == target.base => name.clone(),
-            (None, _) => remote::program_name(target)?,
+            (None, _) => remote::program_name(target, err)?,
         };
         if self.program.is_none() {
             remote::check_symbols(target)?;

@@ -10,7 +10,7 @@
 //   /pprof/cmdline         argv, one per line
 // and, for the error tests, as prefixes of those pages: /status/500, /auth (401 with an HTML
 // page), /garbage (200 with HTML), /slow (answers after 10 s), /stripped and /few (symbol
-// pages without symbols and naming half the addresses). It exits after a request to
+// pages without symbols and naming half the addresses), /nocmd (no /pprof/cmdline). It exits after a request to
 // /quit, or after 10 minutes.
 #include <arpa/inet.h>
 #include <cxxabi.h>
@@ -148,6 +148,14 @@ static void handle(int fd) {
     if (path.rfind("/few/", 0) == 0) {
         path = path.substr(4);
         few = true;
+    }
+    // /nocmd: a server without the program-name page.
+    if (path.rfind("/nocmd/", 0) == 0) {
+        path = path.substr(6);
+        if (path == "/pprof/cmdline") {
+            reply(fd, 404, "Not Found", "no such page\n");
+            return;
+        }
     }
     if (few && path == "/pprof/symbol" && method == "POST") {
         size_t n = 0, half = 0;
