@@ -276,6 +276,16 @@ pub fn order(files: &[DumpFile]) -> SeriesOrder {
         };
     }
     let t = |i: usize| files[i].mtime.unwrap_or(0.0);
+    if files.iter().all(|f| f.mtime == files[0].mtime) {
+        return SeriesOrder {
+            order,
+            by: OrderedBy::Arguments,
+            seq: none,
+            fallback: Some(format!(
+                "{why}, and their modification times are all the same"
+            )),
+        };
+    }
     order.sort_by(|&a, &b| t(a).total_cmp(&t(b)));
     let mut why = why;
     if let Some(w) = order.windows(2).find(|w| t(w[0]) == t(w[1])) {
@@ -854,6 +864,20 @@ mod tests {
         let o = order(&files);
         assert_eq!(o.by, OrderedBy::Arguments);
         assert_eq!(o.order, [0, 1, 2]);
+        // Times all the same (files copied at once) order nothing: as given, and said.
+        let files = vec![
+            file("r", Some(5.0)),
+            file("p", Some(5.0)),
+            file("q", Some(5.0)),
+        ];
+        let o = order(&files);
+        assert_eq!(o.by, OrderedBy::Arguments);
+        assert_eq!(o.order, [0, 1, 2]);
+        assert!(
+            o.fallback
+                .unwrap()
+                .ends_with("their modification times are all the same"),
+        );
     }
 
     #[test]
