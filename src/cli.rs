@@ -38,7 +38,7 @@ Examples:
   rpprof --text --lines ./server cpu.prof
   rpprof --text localhost:9002/pprof/heap
 
-Exit status: 0 on success, 1 when an input or the command line is refused, 2 on an internal failure.",
+Exit status: 0 on success, 1 when an input or the command line is refused, 2 when rpprof cannot do its part (a report it cannot write, a tool it cannot run, an internal failure).",
     max_term_width = 100
 )]
 pub struct Args {
