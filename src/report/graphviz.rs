@@ -255,7 +255,7 @@ pub fn open_in_browser(ext: &str, data: &[u8], in_shell: bool, err: &mut dyn Wri
 /// even `sh` cannot be run, the file stays.
 fn remove_later(file: &Path) {
     use std::os::unix::process::CommandExt;
-    let _ = Command::new("sh")
+    let child = Command::new("sh")
         .args(["-c", "sleep 5; exec rm -f -- \"$1\"", "rpprof"])
         .arg(file)
         .stdin(Stdio::null())
@@ -263,6 +263,11 @@ fn remove_later(file: &Path) {
         .stderr(Stdio::null())
         .process_group(0)
         .spawn();
+    // Waited for in a process that lives on (a library's caller), so that it leaves no
+    // zombie; when rpprof exits first, it carries on alone.
+    if let Ok(mut child) = child {
+        let _ = std::thread::Builder::new().spawn(move || child.wait());
+    }
 }
 
 /// Registers `file` to be removed by [`remove_viewer_files`] when the shell ends.
