@@ -930,6 +930,7 @@ mod tests {
             ("ever", "every"),
             ("full", "full_names"),
         ] {
+            // (Test code: no input reaches this unwrap; a failure is the test's.)
             assert_eq!(resolve(typed, &all, false).unwrap().spec.name, name);
         }
         assert!(resolve("no_", &all, false).is_ok_and(|s| s.spec.name == "no_strip_temp"));

@@ -1330,6 +1330,13 @@ fn a_cpu_record_starting_at_address_0_ends_the_samples_with_a_warning() {
     );
 }
 
+/// `data` with its line ends turned into `\r` alone (old Mac line ends).
+fn cr_only(data: &[u8]) -> Vec<u8> {
+    data.iter()
+        .map(|&b| if b == b'\n' { b'\r' } else { b })
+        .collect()
+}
+
 /// A heap header cut short, or a heap profile whose lines end in `\r` alone, was read as a
 /// profile of no records (an empty report, exit status 0): now an error naming line 1.
 #[test]
@@ -1345,11 +1352,9 @@ fn a_heap_header_that_is_not_one_is_refused() {
         cut.contains(":1: bad heap profile header") && cut.contains("cut short?"),
         "{cut}"
     );
-    let cr: Vec<u8> = data
-        .iter()
-        .map(|&b| if b == b'\n' { b'\r' } else { b })
-        .collect();
-    let cr = rpprof::profile::parse(&cr, &file).unwrap_err().to_string();
+    let cr = rpprof::profile::parse(&cr_only(&data), &file)
+        .unwrap_err()
+        .to_string();
     assert!(
         cr.contains(":1: bad heap profile header") && cr.contains("carriage return"),
         "{cr}"
@@ -1363,11 +1368,9 @@ fn a_heap_header_that_is_not_one_is_refused() {
     // after `heap_v2/`, what follows them not read, as jeprof reads it.
     let je = common::root().join("testdata/t-jemalloc/tje.0003.heap");
     let data = std::fs::read(&je).unwrap();
-    let cr: Vec<u8> = data
-        .iter()
-        .map(|&b| if b == b'\n' { b'\r' } else { b })
-        .collect();
-    let cr = rpprof::profile::parse(&cr, &je).unwrap_err().to_string();
+    let cr = rpprof::profile::parse(&cr_only(&data), &je)
+        .unwrap_err()
+        .to_string();
     assert!(
         cr.contains(":1: bad jemalloc profile header") && cr.contains("carriage return"),
         "{cr}"

@@ -63,14 +63,6 @@ impl Drop for Browser {
     }
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 impl Browser {
     fn start(test: &str) -> Option<Browser> {
         let (chromium, driver) = match browser() {
@@ -80,7 +72,7 @@ impl Browser {
                 return None;
             }
         };
-        let port = free_port();
+        let port = common::free_port();
         let child = Command::new(driver)
             .arg(format!("--port={port}"))
             .stdin(Stdio::null())

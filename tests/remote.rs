@@ -115,6 +115,16 @@ impl Server {
     }
 }
 
+/// rpprof run with `args` and no server of its own (profiles it fetches are saved in the
+/// target's temporary directory).
+fn alone<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rpprof"))
+        .args(args)
+        .env("PPROF_TMPDIR", env!("CARGO_TARGET_TMPDIR"))
+        .output()
+        .unwrap()
+}
+
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
@@ -262,12 +272,7 @@ fn failures_are_one_clear_line() {
         &[("RPPROF_HTTP_TIMEOUT", "1")],
         "within 1 s",
     );
-    // A port nothing listens on (taken, then freed).
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = common::free_port();
     fails(
         &s,
         &["--text", &bin, &format!("127.0.0.1:{port}/pprof/heap")],
@@ -301,11 +306,7 @@ fn failures_are_one_clear_line() {
 /// A mistyped local file is never taken for a URL, server or not.
 #[test]
 fn missing_file_is_not_a_url() {
-    let out = Command::new(env!("CARGO_BIN_EXE_rpprof"))
-        .args(["--text", "heap.prof"])
-        .env("PPROF_TMPDIR", env!("CARGO_TARGET_TMPDIR"))
-        .output()
-        .unwrap();
+    let out = alone(&["--text", "heap.prof"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
         text(&out.stderr).contains("heap.prof: No such file"),
@@ -406,11 +407,7 @@ fn seconds_of_the_url_and_the_message_before_the_wait() {
 /// A `name:digits` argument that is neither a file nor a host: both are said.
 #[test]
 fn host_not_found_says_there_is_no_such_file_either() {
-    let out = Command::new(env!("CARGO_BIN_EXE_rpprof"))
-        .args(["--text", "heap.invalid:3"])
-        .env("PPROF_TMPDIR", env!("CARGO_TARGET_TMPDIR"))
-        .output()
-        .unwrap();
+    let out = alone(&["--text", "heap.invalid:3"]);
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(out.stdout.is_empty());
@@ -423,11 +420,7 @@ fn host_not_found_says_there_is_no_such_file_either() {
 /// Any number of seconds is a request, not a crash (the timeout overflowed a Duration).
 #[test]
 fn huge_seconds_do_not_crash() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = common::free_port();
     for args in [
         vec![
             "--text".to_string(),
@@ -441,11 +434,7 @@ fn huge_seconds_do_not_crash() {
             format!("127.0.0.1:{port}/pprof/profile"),
         ],
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_rpprof"))
-            .args(&args)
-            .env("PPROF_TMPDIR", env!("CARGO_TARGET_TMPDIR"))
-            .output()
-            .unwrap();
+        let out = alone(&args);
         let err = text(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
         assert!(err.contains("cannot connect"), "{args:?}: {err}");

@@ -955,15 +955,21 @@ fn nodecount_limits_the_rows_shown_not_the_counts_nor_the_csv() {
     assert_eq!(all.rows.len(), 8, "the total and 7 sites");
 }
 
+/// Cuts `ttrend.hprof.0012.heap` in `dir` at byte 300, in its second record, as the
+/// process writing it leaves it, keeping its modification time.
+fn cut_last_dump(dir: &Path) {
+    let last = dir.join("ttrend.hprof.0012.heap");
+    let whole = std::fs::read(&last).unwrap();
+    std::fs::write(&last, &whole[..300]).unwrap();
+    set_mtime(&last, mtimes()["ttrend.hprof.0012.heap"]);
+}
+
 /// A dump cut short (the newest, being written as the series is read) is left out and said:
 /// read, its lost records would make the leak look gone.
 #[test]
 fn a_dump_cut_short_is_left_out() {
     let dir = scratch("cut", &|n| n.to_string());
-    let last = dir.join("ttrend.hprof.0012.heap");
-    let whole = std::fs::read(&last).unwrap();
-    std::fs::write(&last, &whole[..300]).unwrap();
-    set_mtime(&last, mtimes()["ttrend.hprof.0012.heap"]);
+    cut_last_dump(&dir);
     let files = series("hprof");
     let mut args = vec!["--trend", "./ttrend"];
     args.extend(files.iter().map(String::as_str));
@@ -1068,9 +1074,7 @@ fn base_and_thread_are_refused_before_reading() {
 #[test]
 fn the_program_and_list_use_every_dumps_map() {
     let dir = scratch("every-map", &|n| n.to_string());
-    let first = dir.join("ttrend.hprof.0012.heap");
-    let whole = std::fs::read(&first).unwrap();
-    std::fs::write(&first, &whole[..300]).unwrap();
+    cut_last_dump(&dir);
     let r = run(
         &dir,
         &["--text", "ttrend.hprof.0012.heap", "ttrend.hprof.0002.heap"],

@@ -71,6 +71,15 @@ pub fn rpprof(dir: &Path, args: &[&str]) -> Output {
         .expect("run rpprof")
 }
 
+/// A port of 127.0.0.1 nothing listens on (taken, then freed).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
 /// True when `program` is on PATH.
 pub fn have(program: &str) -> bool {
     std::env::var_os("PATH")
