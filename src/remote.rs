@@ -454,13 +454,18 @@ impl Client {
         }
     }
 
+    /// The body of a 2xx answer; `None` for a 404 when `missing_ok`; else one error line.
     fn body(
         &self,
         url: &str,
         r: std::result::Result<ureq::http::Response<ureq::Body>, ureq::Error>,
-    ) -> Result<Vec<u8>> {
+        missing_ok: bool,
+    ) -> Result<Option<Vec<u8>>> {
         let mut resp = r.map_err(|e| self.transport_error(url, e, false))?;
         let status = resp.status();
+        if missing_ok && status.as_u16() == 404 {
+            return Ok(None);
+        }
         let mut reader = resp.body_mut().with_config().limit(MAX_BODY).reader();
         if !status.is_success() {
             let code = status.as_u16();
@@ -492,13 +497,22 @@ impl Client {
                 None => Error::refused(format!("{url}: the answer was cut short")),
             }
         })?;
-        Ok(body)
+        Ok(Some(body))
     }
 
     /// GET `url`: the body of a 2xx answer, else one error line.
     pub fn get(&self, url: &str) -> Result<Vec<u8>> {
+        Ok(self.get_page(url, false)?.unwrap_or_default())
+    }
+
+    /// GET `url`, a page the server may not have: `None` when it answers 404.
+    pub fn get_if_there(&self, url: &str) -> Result<Option<Vec<u8>>> {
+        self.get_page(url, true)
+    }
+
+    fn get_page(&self, url: &str, missing_ok: bool) -> Result<Option<Vec<u8>>> {
         Self::check_roots(url)?;
-        self.body(url, self.agent_for(url).get(url).call())
+        self.body(url, self.agent_for(url).get(url).call(), missing_ok)
     }
 
     /// The agent for `url`: one that stays on HTTPS for an `https://` URL.
@@ -513,7 +527,9 @@ impl Client {
     /// POST `data` to `url`.
     pub fn post(&self, url: &str, data: &[u8]) -> Result<Vec<u8>> {
         Self::check_roots(url)?;
-        self.body(url, self.agent_for(url).post(url).send(data))
+        Ok(self
+            .body(url, self.agent_for(url).post(url).send(data), false)?
+            .unwrap_or_default())
     }
 }
 
@@ -522,16 +538,12 @@ impl Client {
 /// `unknown`, as the messages in `err` say: the profile and symbol pages may still answer.
 pub fn program_name(target: &Target, err: &mut dyn Write) -> Result<String> {
     let url = format!("{}{}", target.base, PROGRAM_NAME_PAGE);
-    let body = match Client::new(Duration::from_secs(30)).get(&url) {
-        Ok(b) => b,
-        Err(e) if e.to_string().contains(": HTTP 404 ") => {
-            let _ = writeln!(
-                err,
-                "Warning: {url}: no such page (HTTP 404): the program is named unknown"
-            );
-            return Ok(UNKNOWN_PROGRAM.to_string());
-        }
-        Err(e) => return Err(e),
+    let Some(body) = Client::new(Duration::from_secs(30)).get_if_there(&url)? else {
+        let _ = writeln!(
+            err,
+            "Warning: {url}: no such page (HTTP 404): the program is named unknown"
+        );
+        return Ok(UNKNOWN_PROGRAM.to_string());
     };
     let text = String::from_utf8_lossy(&body);
     let name = text.lines().next().unwrap_or("").trim().to_string();

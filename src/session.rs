@@ -461,9 +461,8 @@ fn kindred<'p>(p: &Profile, others: impl Iterator<Item = &'p Profile>) -> Vec<&'
     } else {
         p
     };
-    let same = |o: &Profile| {
-        program_from_map(anchor).is_some() && crate::trend::same_process(anchor, o).is_ok()
-    };
+    let named = program_from_map(anchor).is_some();
+    let same = |o: &Profile| named && crate::trend::same_process(anchor, o).is_ok();
     if p.mappings.is_empty() && !mapped.iter().all(|o| same(o)) {
         return Vec::new();
     }
