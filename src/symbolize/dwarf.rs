@@ -19,7 +19,9 @@
 //!
 //! Separate debug files are found by build id (`/usr/lib/debug/.build-id/xx/yyyy.debug`)
 //! and by `.gnu_debuglink` (next to the file, in `.debug/`, under `/usr/lib/debug`), as
-//! binutils looks for them.
+//! binutils looks for them; the supplementary file `dwz -m` moves shared entries and strings
+//! into (`.gnu_debugaltlink`, as in Debian's and Fedora's debug packages) by its name and by
+//! its build id.
 
 use rustc_hash::FxHashMap as HashMap;
 use std::cell::{OnceCell, RefCell};
@@ -41,6 +43,8 @@ struct Sections {
     ranges: HashMap<SectionId, (usize, usize)>,
     owned: HashMap<SectionId, Vec<u8>>,
     endian: RunTimeEndian,
+    /// The supplementary file's sections (`.gnu_debugaltlink`), when it has one.
+    sup: Option<Box<Sections>>,
 }
 
 impl Sections {
@@ -260,11 +264,55 @@ struct UnitSlot<'a> {
     comp_dir: Option<String>,
     /// The unit's own address ranges (`DW_AT_ranges`, `DW_AT_low_pc`/`DW_AT_high_pc`).
     ranges: Vec<(u64, u64)>,
+    /// A partial unit (`DW_TAG_partial_unit`): entries other units import or refer to.
+    partial: bool,
+}
+
+/// A file's units, and those of its supplementary file (see [`Sections::sup`]), listed
+/// when a reference first leads there.
+struct Units<'a> {
+    list: Vec<UnitSlot<'a>>,
+    sup: std::sync::OnceLock<Box<Units<'a>>>,
+}
+
+impl<'a> std::ops::Deref for Units<'a> {
+    type Target = [UnitSlot<'a>];
+    fn deref(&self) -> &[UnitSlot<'a>] {
+        &self.list
+    }
+}
+
+impl<'a> Units<'a> {
+    /// The units of a supplementary file (entries referred to, no code: their ranges and
+    /// line programs are never looked at).
+    fn of_sup(sup: &gimli::Dwarf<R<'a>>) -> Units<'a> {
+        let mut list = Vec::new();
+        let mut headers = sup.units();
+        while let Ok(Some(header)) = headers.next() {
+            if let Some(slot) = unit_slot(sup, header) {
+                list.push(slot);
+            }
+        }
+        Units {
+            list,
+            sup: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The unit holding the entry at `o` of `.debug_info`, and the entry's offset in it.
+    fn holding(&self, o: gimli::DebugInfoOffset) -> Option<(usize, gimli::UnitOffset)> {
+        // (The units of `.debug_info`, in order.)
+        let i = self
+            .list
+            .partition_point(|s| s.header.offset().0 <= o.0)
+            .checked_sub(1)?;
+        Some((i, o.to_unit_offset(&self.list[i].header)?))
+    }
 }
 
 struct Tables<'a> {
     dwarf: gimli::Dwarf<R<'a>>,
-    units: Vec<UnitSlot<'a>>,
+    units: Units<'a>,
     /// Unit index → its tables, once parsed.
     parsed: Vec<OnceCell<Option<Parsed>>>,
     /// Unit index → binutils has read it (it is in `read`).
@@ -352,7 +400,30 @@ pub fn load_for(
             }
         }
     };
-    match Dwarf::new(map, wanted) {
+    let holder = debug.as_ref().unwrap_or(elf);
+    let sup = match find_sup_file(holder) {
+        Ok(Some(sup)) => match Sections::read(sup.data.clone()) {
+            Ok(sections) => Some(sections),
+            Err(e) => {
+                warnings.push(format!(
+                    "Warning: {}: cannot read the DWARF of {}, with which it shares entries ({e}): the names kept there (of inlined functions, mostly) are missing",
+                    file.display(),
+                    sup.path.display()
+                ));
+                None
+            }
+        },
+        Ok(None) => None,
+        Err(name) => {
+            warnings.push(format!(
+                "Warning: {}: its DWARF shares entries with the file {} (its .gnu_debugaltlink, written by dwz), which is not there or is of another build: the names kept there (of inlined functions, mostly) are missing (Debian installs it with the -dbgsym package, under /usr/lib/debug/.dwz)",
+                file.display(),
+                name.display()
+            ));
+            None
+        }
+    };
+    match Dwarf::with_sup(map, sup, wanted) {
         Ok(mut d) => {
             d.debug = debug;
             d.binutils_inline_names = binutils_inline_names;
@@ -382,6 +453,75 @@ pub fn find_debug_file(elf: &Elf) -> Option<PathBuf> {
     by_link.into_iter().find(|c| crc_matches(c, *crc))
 }
 
+/// The supplementary file that `holder`'s `.gnu_debugaltlink` names, if it has one:
+/// the first of [`sup_file_places`] whose build id is the link's. `Err`: the name, when
+/// none is.
+pub fn find_sup_file(holder: &Elf) -> Result<Option<Elf>, PathBuf> {
+    let Some((name, id)) = &holder.debugaltlink else {
+        return Ok(None);
+    };
+    sup_file_places(holder)
+        .iter()
+        .filter_map(|p| Elf::open(p).ok())
+        .find(|sup| id.is_empty() || sup.build_id.as_deref() == Some(id.as_slice()))
+        .map(Some)
+        .ok_or_else(|| name.clone())
+}
+
+/// Where the file named by `holder`'s `.gnu_debugaltlink` may be: its name when absolute,
+/// else in `holder`'s directory (as named and after symbolic links: a debug file is often
+/// reached through `.build-id/`); and by the link's build id under `/usr/lib/debug`.
+fn sup_file_places(holder: &Elf) -> Vec<PathBuf> {
+    let Some((name, id)) = &holder.debugaltlink else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if name.is_absolute() {
+        out.push(name.clone());
+    } else {
+        let real = std::fs::canonicalize(&holder.path).ok();
+        for file in std::iter::once(&holder.path).chain(real.as_ref()) {
+            if let Some(dir) = file.parent() {
+                out.push(dir.join(name));
+            }
+        }
+    }
+    out.extend(build_id_path(id));
+    out.dedup();
+    out
+}
+
+/// Every path the DWARF of `elf` may take a supplementary file from (see
+/// [`find_sup_file`]): named by `elf`'s own link, or by that of any separate debug file
+/// it may use. What, with [`debug_file_candidates`], decides the answers besides `elf`.
+pub fn sup_file_candidates(elf: &Elf) -> Vec<PathBuf> {
+    if elf.has_dwarf() {
+        return sup_file_places(elf);
+    }
+    debug_file_candidates(elf)
+        .iter()
+        .filter(|c| std::fs::metadata(c).is_ok_and(|m| m.is_file()))
+        .filter_map(|c| Elf::open(c).ok())
+        .flat_map(|d| sup_file_places(&d))
+        .collect()
+}
+
+/// `/usr/lib/debug/.build-id/xx/yyyy.debug` for the build id `id`.
+fn build_id_path(id: &[u8]) -> Option<PathBuf> {
+    if id.len() < 2 {
+        return None;
+    }
+    let hex: String = id.iter().map(|b| format!("{b:02x}")).collect();
+    Some(PathBuf::from(format!(
+        "{DEBUGDIR}/.build-id/{}/{}.debug",
+        &hex[..2],
+        &hex[2..]
+    )))
+}
+
+/// Where binutils looks for separate debug files.
+const DEBUGDIR: &str = "/usr/lib/debug";
+
 /// Every path [`find_debug_file`] may read: what decides which debug file is used.
 pub fn debug_file_candidates(elf: &Elf) -> Vec<PathBuf> {
     let (by_id, by_link) = debug_file_places(elf);
@@ -391,15 +531,7 @@ pub fn debug_file_candidates(elf: &Elf) -> Vec<PathBuf> {
 /// The build-id path of `elf`'s debug file, and the `.gnu_debuglink` ones (next to the
 /// file, in its `.debug/`, under `/usr/lib/debug`).
 fn debug_file_places(elf: &Elf) -> (Option<PathBuf>, Vec<PathBuf>) {
-    const DEBUGDIR: &str = "/usr/lib/debug";
-    let by_id = elf.build_id.as_ref().filter(|id| id.len() >= 2).map(|id| {
-        let hex: String = id.iter().map(|b| format!("{b:02x}")).collect();
-        PathBuf::from(format!(
-            "{DEBUGDIR}/.build-id/{}/{}.debug",
-            &hex[..2],
-            &hex[2..]
-        ))
-    });
+    let by_id = elf.build_id.as_deref().and_then(build_id_path);
     let Some((name, _)) = elf.debuglink.as_ref() else {
         return (by_id, Vec::new());
     };
@@ -449,6 +581,30 @@ impl Dwarf {
     /// addresses), only lookups of those addresses are answered right, and parsed units keep
     /// only what answers them.
     pub fn new(map: Arc<Mmap>, wanted: Option<Arc<[u64]>>) -> Result<Dwarf, String> {
+        Dwarf::with_sup(map, None, wanted)
+    }
+
+    /// [`Dwarf::new`], with the sections of the supplementary file that the file's
+    /// `.gnu_debugaltlink` names (see [`find_sup_file`]).
+    fn with_sup(
+        map: Arc<Mmap>,
+        sup: Option<Sections>,
+        wanted: Option<Arc<[u64]>>,
+    ) -> Result<Dwarf, String> {
+        let mut sections = Sections::read(map)?;
+        sections.sup = sup.map(Box::new);
+        let cell = DwarfCell::try_new(sections, |s| Tables::new(s, wanted))?;
+        Ok(Dwarf {
+            cell,
+            debug: None,
+            binutils_inline_names: false,
+        })
+    }
+}
+
+impl Sections {
+    /// The DWARF sections of the ELF file mapped at `map`, inflated when compressed.
+    fn read(map: Arc<Mmap>) -> Result<Sections, String> {
         let sections = {
             let file = object::File::parse(&map[..]).map_err(|e| e.to_string())?;
             let endian = if file.is_little_endian() {
@@ -529,14 +685,10 @@ impl Dwarf {
                 ranges,
                 owned,
                 endian,
+                sup: None,
             }
         };
-        let cell = DwarfCell::try_new(sections, |s| Tables::new(s, wanted))?;
-        Ok(Dwarf {
-            cell,
-            debug: None,
-            binutils_inline_names: false,
-        })
+        Ok(sections)
     }
 }
 
@@ -597,11 +749,16 @@ fn name_is_linkage(lang: Option<DwLang>) -> bool {
 
 impl<'a> Tables<'a> {
     fn new(s: &'a Sections, wanted: Option<Arc<[u64]>>) -> Result<Tables<'a>, String> {
-        let endian = s.endian;
-        let dwarf = gimli::Dwarf::load(|id| -> Result<R<'a>, gimli::Error> {
-            Ok(EndianSlice::new(s.data(id), endian))
-        })
-        .map_err(|e| e.to_string())?;
+        let load = |s: &'a Sections| {
+            gimli::Dwarf::load(|id| -> Result<R<'a>, gimli::Error> {
+                Ok(EndianSlice::new(s.data(id), s.endian))
+            })
+            .map_err(|e| e.to_string())
+        };
+        let mut dwarf = load(s)?;
+        if let Some(sup) = &s.sup {
+            dwarf.set_sup(load(sup)?);
+        }
         let mut units = Vec::new();
         let mut index = Vec::new();
         let mut rangeless = Vec::new();
@@ -622,55 +779,23 @@ impl<'a> Tables<'a> {
             if let Some(o) = header.offset().to_debug_info_offset(&header) {
                 at = (o.0 + header.length_including_self()) as u64;
             }
-            let Some(unit) = root_unit(&dwarf, header) else {
+            let Some(slot) = unit_slot(&dwarf, header) else {
                 unreadable_roots += 1;
                 continue;
             };
-            let mut lang = None;
-            let mut ranges = Vec::new();
-            {
-                let mut entries = unit.entries();
-                if let Ok(Some(root)) = entries.next_dfs() {
-                    if let Some(AttributeValue::Language(l)) =
-                        root.attr_value(constants::DW_AT_language)
-                    {
-                        lang = Some(l);
-                    }
-                    if let Ok(mut it) = dwarf.die_ranges(&unit, root) {
-                        while let Ok(Some(r)) = it.next() {
-                            if r.begin < r.end {
-                                ranges.push((r.begin, r.end));
-                            }
-                        }
-                    }
-                }
-            }
-            let comp_dir = unit.comp_dir.map(|d| {
-                let d = String::from_utf8_lossy(d.slice()).into_owned();
-                // binutils drops an Irix "<machine>.:" prefix.
-                match d.find(':') {
-                    Some(i)
-                        if i > 0 && d.as_bytes()[i - 1] == b'.' && d[i + 1..].starts_with('/') =>
-                    {
-                        d[i + 1..].to_string()
-                    }
-                    _ => d,
-                }
-            });
             let idx = units.len();
-            if ranges.is_empty() {
+            // A partial unit without ranges holds no code (dwz moves entries shared by
+            // several units into them, with one of those units' line table): binutils
+            // asks it like a unit without ranges, and its line table then answers for
+            // addresses of the unit whose functions it has not, which lose their names
+            // and inlined frames. It is read only through the references into it.
+            if slot.ranges.is_empty() && !slot.partial {
                 rangeless.push(idx);
             }
-            for &(lo, hi) in &ranges {
+            for &(lo, hi) in &slot.ranges {
                 index.push((lo, hi, idx));
             }
-            units.push(UnitSlot {
-                header,
-                full: std::sync::OnceLock::new(),
-                lang,
-                comp_dir,
-                ranges,
-            });
+            units.push(slot);
         }
         index.sort_by_key(|e| (e.0, e.2));
         let mut index_high = Vec::with_capacity(index.len());
@@ -682,7 +807,10 @@ impl<'a> Tables<'a> {
         let n = units.len();
         Ok(Tables {
             dwarf,
-            units,
+            units: Units {
+                list: units,
+                sup: std::sync::OnceLock::new(),
+            },
             parsed: (0..n).map(|_| OnceCell::new()).collect(),
             is_read: RefCell::new(vec![false; n]),
             index,
@@ -851,7 +979,7 @@ impl<'a> Tables<'a> {
 /// rows and functions that answer those addresses (and the callers of those functions).
 fn parse_unit<'a>(
     dwarf: &gimli::Dwarf<R<'a>>,
-    units: &[UnitSlot<'a>],
+    units: &Units<'a>,
     u: usize,
     wanted: Option<&[u64]>,
     sc: &mut Scratch<'a>,
@@ -1609,6 +1737,52 @@ impl<'a> UnitSlot<'a> {
     }
 }
 
+/// The index entry of the unit of `header`: its ranges, language and directory, from its
+/// root entry ([`root_unit`]); `None` when that cannot be read.
+fn unit_slot<'a>(
+    dwarf: &gimli::Dwarf<R<'a>>,
+    header: gimli::UnitHeader<R<'a>>,
+) -> Option<UnitSlot<'a>> {
+    let unit = root_unit(dwarf, header)?;
+    let mut lang = None;
+    let mut ranges = Vec::new();
+    let mut partial = false;
+    {
+        let mut entries = unit.entries();
+        if let Ok(Some(root)) = entries.next_dfs() {
+            partial = root.tag() == constants::DW_TAG_partial_unit;
+            if let Some(AttributeValue::Language(l)) = root.attr_value(constants::DW_AT_language) {
+                lang = Some(l);
+            }
+            if let Ok(mut it) = dwarf.die_ranges(&unit, root) {
+                while let Ok(Some(r)) = it.next() {
+                    if r.begin < r.end {
+                        ranges.push((r.begin, r.end));
+                    }
+                }
+            }
+        }
+    }
+    let comp_dir = unit.comp_dir.map(|d| {
+        let d = String::from_utf8_lossy(d.slice()).into_owned();
+        // binutils drops an Irix "<machine>.:" prefix.
+        match d.find(':') {
+            Some(i) if i > 0 && d.as_bytes()[i - 1] == b'.' && d[i + 1..].starts_with('/') => {
+                d[i + 1..].to_string()
+            }
+            _ => d,
+        }
+    });
+    Some(UnitSlot {
+        header,
+        full: std::sync::OnceLock::new(),
+        lang,
+        comp_dir,
+        ranges,
+        partial,
+    })
+}
+
 /// The unit of `header` as far as its root entry tells: its root's abbreviation alone (not
 /// the unit's whole table) and no line program. What the unit index needs (the unit's
 /// ranges, language and directory) at a small part of the cost of `gimli::Unit::new`.
@@ -1731,12 +1905,12 @@ fn root_abbreviation<'a>(
 /// Follows `DW_AT_abstract_origin`/`DW_AT_specification` `r` from unit `u`.
 fn find_abstract_instance<'a>(
     dwarf: &gimli::Dwarf<R<'a>>,
-    units: &[UnitSlot<'a>],
+    units: &Units<'a>,
     u: usize,
     r: AttributeValue<R<'a>>,
     out: &mut Origin,
     depth: u32,
-    scopes: &Scopes<'_, 'a>,
+    scopes: Option<&Scopes<'_, 'a>>,
 ) {
     if depth >= 100 {
         return;
@@ -1757,6 +1931,17 @@ fn find_abstract_instance<'a>(
                 None => return,
             }
         }
+        AttributeValue::DebugInfoRefSup(o) => {
+            // An entry of the supplementary file, read there: with its units, its strings
+            // and its own references.
+            let Some(sup) = dwarf.sup() else { return };
+            let sup_units = units.sup.get_or_init(|| Box::new(Units::of_sup(sup)));
+            if let Some((su, so)) = sup_units.holding(o) {
+                let r = AttributeValue::UnitRef(so);
+                find_abstract_instance(sup, sup_units, su, r, out, depth + 1, None);
+            }
+            return;
+        }
         _ => return,
     };
     let slot = &units[tu];
@@ -1773,7 +1958,7 @@ fn find_abstract_instance<'a>(
                     && let Some(s) = attr_arc(dwarf, unit, a.value())
                 {
                     out.name = Some(s);
-                    out.scope = scopes.get(tu, off.0);
+                    out.scope = scopes.and_then(|s| s.get(tu, off.0));
                     if name_is_linkage(slot.lang) {
                         out.is_linkage = true;
                     }
@@ -1956,7 +2141,7 @@ fn join_scope(outer: Option<&Arc<str>>, name: &str) -> Arc<str> {
 /// does not).
 fn scan_functions<'a>(
     dwarf: &gimli::Dwarf<R<'a>>,
-    units: &[UnitSlot<'a>],
+    units: &Units<'a>,
     u: usize,
     more_ranges: &mut Vec<(u64, u64)>,
     wanted: Option<(&[u64], bool)>,
@@ -2175,7 +2360,7 @@ fn scan_functions<'a>(
 /// caller.
 fn finish_functions<'a>(
     dwarf: &gimli::Dwarf<R<'a>>,
-    units: &[UnitSlot<'a>],
+    units: &Units<'a>,
     u: usize,
     sc: &mut Scratch<'a>,
     more_ranges: &mut Vec<(u64, u64)>,
@@ -2261,6 +2446,7 @@ fn finish_functions<'a>(
                     let key = match r {
                         AttributeValue::UnitRef(o) => Some((u, o.0)),
                         AttributeValue::DebugInfoRef(o) => Some((usize::MAX, o.0)),
+                        AttributeValue::DebugInfoRefSup(o) => Some((usize::MAX - 1, o.0)),
                         _ => None,
                     };
                     if let (true, Some(key)) = (f.name.is_none() && !f.is_linkage, key) {
@@ -2270,7 +2456,7 @@ fn finish_functions<'a>(
                                 is_linkage: false,
                                 scope: None,
                             };
-                            find_abstract_instance(dwarf, units, u, r, &mut o, 0, &scopes);
+                            find_abstract_instance(dwarf, units, u, r, &mut o, 0, Some(&scopes));
                             o
                         });
                         f.name = o.name.clone();
@@ -2282,7 +2468,7 @@ fn finish_functions<'a>(
                             is_linkage: f.is_linkage,
                             scope: f.scope.take(),
                         };
-                        find_abstract_instance(dwarf, units, u, r, &mut o, 0, &scopes);
+                        find_abstract_instance(dwarf, units, u, r, &mut o, 0, Some(&scopes));
                         f.name = o.name;
                         f.is_linkage = o.is_linkage;
                         f.scope = o.scope;

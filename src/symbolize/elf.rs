@@ -153,6 +153,10 @@ pub struct Elf {
     pub build_id: Option<Vec<u8>>,
     /// `.gnu_debuglink`: file name and CRC.
     pub debuglink: Option<(PathBuf, u32)>,
+    /// `.gnu_debugaltlink`: the name and build id of the supplementary file (written by
+    /// `dwz -m`) that holds the DWARF entries and strings the file's DWARF shares with
+    /// other files.
+    pub debugaltlink: Option<(PathBuf, Vec<u8>)>,
 }
 
 /// Why an ELF file could not be read.
@@ -224,6 +228,7 @@ impl Elf {
             symbols: std::sync::OnceLock::new(),
             build_id: parsed.build_id,
             debuglink: parsed.debuglink,
+            debugaltlink: parsed.debugaltlink,
         })
     }
 
@@ -281,6 +286,7 @@ struct Decoded {
     segments: Vec<Segment>,
     build_id: Option<Vec<u8>>,
     debuglink: Option<(PathBuf, u32)>,
+    debugaltlink: Option<(PathBuf, Vec<u8>)>,
 }
 
 fn decode<'data, H, R>(f: &ElfFile<'data, H, R>, is_64: bool) -> Decoded
@@ -320,6 +326,12 @@ where
             crc,
         )
     });
+    let debugaltlink = f.gnu_debugaltlink().ok().flatten().map(|(name, id)| {
+        (
+            PathBuf::from(String::from_utf8_lossy(name).into_owned()),
+            id.to_vec(),
+        )
+    });
     Decoded {
         is_64,
         machine: f.elf_header().e_machine(endian).0,
@@ -327,6 +339,7 @@ where
         segments,
         build_id,
         debuglink,
+        debugaltlink,
     }
 }
 
