@@ -23,7 +23,9 @@ def main():
     wanted = {}
     for case in sorted(os.listdir(HERE)):
         tsv = os.path.join(HERE, case, "profiles.tsv")
-        if not os.path.isfile(tsv):
+        if not os.path.isfile(tsv) or case == "t-dwz":
+            # t-dwz's files went through dwz, which binutils misreads: its answers from
+            # before dwz are in t-dwz/before-dwz.tsv.gz.
             continue
         for row in open(tsv).read().splitlines():
             fields = row.split("\t")

@@ -6,7 +6,7 @@
 # and the result is copied back into testdata/<case>/.
 #
 # Needs (Debian 12): gcc g++ binutils google-perftools libgoogle-perftools-dev
-# libjemalloc-dev graphviz libc6-dbg perl python3 xz-utils (+ cargo for t-rust).
+# libjemalloc-dev graphviz libc6-dbg perl python3 xz-utils dwz (+ cargo for t-rust).
 
 set -euo pipefail
 export LC_ALL=C

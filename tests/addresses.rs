@@ -20,6 +20,12 @@ type Answers = BTreeMap<String, Vec<(u64, Vec<(String, String)>)>>;
 fn recorded() -> Answers {
     let text = std::fs::read_to_string(common::root().join("testdata/addresses.tsv"))
         .expect("testdata/addresses.tsv");
+    parse_answers(&text)
+}
+
+/// Rows of `testdata/addresses.tsv`'s form: file, address (hex), then function and place of
+/// each frame.
+fn parse_answers(text: &str) -> Answers {
     let mut out = Answers::new();
     for line in text.lines() {
         let f: Vec<&str> = line.split('\t').collect();
@@ -45,8 +51,14 @@ fn answers(binutils_inline_names: bool) -> Answers {
 /// [`answers`]; with `only_asked`, each file's DWARF keeps only what answers the addresses
 /// asked (as the symbolizer loads it).
 fn answers_with(binutils_inline_names: bool, only_asked: bool) -> Answers {
+    answers_of(recorded(), binutils_inline_names, only_asked)
+}
+
+/// rpprof's answers for the addresses of `asked` (file -> addresses, in order), as
+/// [`answers_with`].
+fn answers_of(asked: Answers, binutils_inline_names: bool, only_asked: bool) -> Answers {
     let mut out = Answers::new();
-    for (file, rows) in recorded() {
+    for (file, rows) in asked {
         let path = common::root().join("testdata").join(&file);
         let elf = Elf::open(Path::new(&path)).expect("open testdata ELF file");
         let mut warnings = Vec::new();
@@ -275,4 +287,99 @@ fn known_addresses() {
         lookup("t-stripped/tstrip", 0x11be),
         vec![frame("vm_run", &format!("{dir}/t-stripped/tstrip.c:52"))]
     );
+}
+
+/// What binutils answered for every instruction of t-dwz's program and library before
+/// `dwz -m` moved the entries they share into `tdwz.dwz` (`t-dwz/build.sh`).
+fn before_dwz() -> Answers {
+    use std::io::Read;
+    let gz = std::fs::read(common::root().join("testdata/t-dwz/before-dwz.tsv.gz"))
+        .expect("testdata/t-dwz/before-dwz.tsv.gz");
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(&gz[..])
+        .read_to_string(&mut text)
+        .expect("gzip'ed text");
+    parse_answers(&text)
+}
+
+/// The files as a distribution's debug package has them after `dwz -m`: names of inlined
+/// functions in a third file (`.gnu_debugaltlink`, here named relatively; the library's in
+/// its separate debug file), partial units that share a unit's line table. Every
+/// instruction, asked in order from `.init` (which no unit holds: every unit is read then,
+/// the partial ones too), is answered as binutils answered it before dwz, with the DWARF
+/// read whole and for the asked addresses only.
+#[test]
+fn files_processed_by_dwz_answer_as_before() {
+    let want = before_dwz();
+    assert_eq!(
+        want.keys().collect::<Vec<_>>(),
+        ["t-dwz/libtdwz.so", "t-dwz/tdwz"]
+    );
+    for only_asked in [false, true] {
+        let got = answers_of(want.clone(), true, only_asked);
+        let mut compared = 0;
+        let mut failures = Vec::new();
+        for (file, rows) in &want {
+            // The first asked is the first instruction of .init.
+            assert_eq!(rows[0].1[0].0, "_init", "{file}");
+            for ((vma, w), (_, g)) in rows.iter().zip(&got[file]) {
+                compared += 1;
+                if w != g {
+                    failures.push(format!("{file} 0x{vma:x}\n  want {w:?}\n  got  {g:?}"));
+                }
+            }
+        }
+        assert!(compared > 2000, "only {compared} addresses");
+        assert!(
+            failures.is_empty(),
+            "{} of {compared} differ (only asked: {only_asked}):\n{}",
+            failures.len(),
+            failures[..failures.len().min(5)].join("\n")
+        );
+    }
+}
+
+/// The file named by `.gnu_debugaltlink` missing, or another build's in its place: said,
+/// with the file's name; the functions named there lose their names (`??`, or the symbol
+/// holding the address), every frame and place is still answered.
+#[test]
+fn a_missing_or_foreign_dwz_file_is_said() {
+    let dir = std::env::temp_dir().join(format!("rpprof-dwz-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let testdata = common::root().join("testdata");
+    std::fs::copy(testdata.join("t-dwz/tdwz"), dir.join("tdwz")).unwrap();
+    let want = &before_dwz()["t-dwz/tdwz"];
+    for foreign in [false, true] {
+        if foreign {
+            // An ELF file of another build under the name the link gives.
+            std::fs::copy(testdata.join("t-cpu/libtwork.so"), dir.join("tdwz.dwz")).unwrap();
+        }
+        let elf = Elf::open(&dir.join("tdwz")).unwrap();
+        let mut warnings = Vec::new();
+        let dw = dwarf::load_for(&elf, true, None, &mut warnings);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].contains("its DWARF shares entries with the file tdwz.dwz")
+                && warnings[0].contains("not there or is of another build"),
+            "{warnings:?}"
+        );
+        let a2l = Addr2Line::new(&elf, dw.as_deref());
+        let mut unnamed = 0;
+        for (vma, w) in want {
+            let got: Vec<(String, String)> = a2l
+                .lookup(*vma, true)
+                .into_iter()
+                .map(|f| (f.function.to_string(), f.place))
+                .collect();
+            // Places and frames are all there; some names are not.
+            assert_eq!(got.len(), w.len(), "0x{vma:x}");
+            for (g, w) in got.iter().zip(w) {
+                assert_eq!(g.1, w.1, "0x{vma:x}");
+                unnamed += usize::from(g.0 != w.0);
+            }
+        }
+        assert!(unnamed > 100, "only {unnamed} names missing");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -317,3 +317,37 @@ fn a_run_reads_only_the_dwarf_units_its_addresses_need() {
     assert_eq!(warm.stdout, cold.stdout);
     let _ = std::fs::remove_dir_all(&home);
 }
+
+/// A program whose DWARF went through `dwz -m` answers from the file its
+/// `.gnu_debugaltlink` names: that file showing up (the debug package installed) after a
+/// first run changes the answers, which then come from the DWARF, not the cache.
+#[test]
+fn the_dwz_file_showing_up_is_not_answered_from_the_cache() {
+    let case = &common::link_case("t-dwz");
+    let home = cache_home("dwz");
+    let dir = std::env::temp_dir().join(format!("rpprof-cache-dwz-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for f in ["tdwz", "tdwz.hprof.0001.heap"] {
+        std::fs::copy(case.join(f), dir.join(f)).unwrap();
+    }
+    let args = ["--text", "./tdwz", "tdwz.hprof.0001.heap"];
+    let without = run(&dir, &home, &args, &[]);
+    assert!(
+        messages(&without).contains("shares entries with the file tdwz.dwz"),
+        "{}",
+        messages(&without)
+    );
+    std::fs::copy(case.join("tdwz.dwz"), dir.join("tdwz.dwz")).unwrap();
+    let with = run(&dir, &home, &args, &[]);
+    let fresh = run(&dir, &home, &[&args[..], &["--no_cache"]].concat(), &[]);
+    assert_ne!(with.stdout, without.stdout);
+    assert_eq!(with.stdout, fresh.stdout);
+    assert!(
+        String::from_utf8_lossy(&with.stdout).contains("tdwz::make_record (inline)"),
+        "{}",
+        String::from_utf8_lossy(&with.stdout)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&home);
+}
