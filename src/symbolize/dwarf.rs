@@ -45,6 +45,9 @@ struct Sections {
     endian: RunTimeEndian,
     /// The supplementary file's sections (`.gnu_debugaltlink`), when it has one.
     sup: Option<Box<Sections>>,
+    /// The split DWARF files (`-gsplit-dwarf`: the `.dwo` file each skeleton unit names),
+    /// by path, for the units that hold wanted addresses.
+    dwos: Vec<(PathBuf, Sections)>,
 }
 
 impl Sections {
@@ -266,6 +269,15 @@ struct UnitSlot<'a> {
     ranges: Vec<(u64, u64)>,
     /// A partial unit (`DW_TAG_partial_unit`): entries other units import or refer to.
     partial: bool,
+    /// A skeleton unit's split unit (in its `.dwo` file), which holds its functions.
+    split: Option<Box<Split<'a>>>,
+}
+
+/// The split unit of a skeleton unit: its file's DWARF (with the program's `.debug_addr`)
+/// and the unit, its addresses relocated as the skeleton's, alone in its list.
+struct Split<'a> {
+    dwarf: gimli::Dwarf<R<'a>>,
+    units: Units<'a>,
 }
 
 /// A file's units, and those of its supplementary file (see [`Sections::sup`]), listed
@@ -364,6 +376,8 @@ pub struct Dwarf {
     /// Name inlined functions without a linkage name as binutils does (after the symbol
     /// holding the address) instead of by their own qualified DWARF name.
     binutils_inline_names: bool,
+    /// The `.dwo` files that could not be read, and why.
+    missing_dwo: Vec<String>,
 }
 
 /// Loads the DWARF of `elf` (or of its separate debug file), if it has any;
@@ -402,7 +416,7 @@ pub fn load_for(
     };
     let holder = debug.as_ref().unwrap_or(elf);
     let sup = match find_sup_file(holder) {
-        Ok(Some(sup)) => match Sections::read(sup.data.clone()) {
+        Ok(Some(sup)) => match Sections::read(sup.data.clone(), false) {
             Ok(sections) => Some(sections),
             Err(e) => {
                 warnings.push(format!(
@@ -425,6 +439,13 @@ pub fn load_for(
     };
     match Dwarf::with_sup(map, sup, wanted) {
         Ok(mut d) => {
+            if let Some(first) = d.missing_dwo.first() {
+                warnings.push(format!(
+                    "Warning: {}: built with -gsplit-dwarf, its functions are in .dwo files, of which {} cannot be read (e.g. {first}): their addresses are named from the symbol table, without inlined functions (run where the build left them, or package them with dwp)",
+                    file.display(),
+                    d.missing_dwo.len()
+                ));
+            }
             d.debug = debug;
             d.binutils_inline_names = binutils_inline_names;
             Some(Box::new(d))
@@ -591,20 +612,35 @@ impl Dwarf {
         sup: Option<Sections>,
         wanted: Option<Arc<[u64]>>,
     ) -> Result<Dwarf, String> {
-        let mut sections = Sections::read(map)?;
+        let mut sections = Sections::read(map, false)?;
         sections.sup = sup.map(Box::new);
+        let mut missing_dwo = Vec::new();
+        for (path, id) in split_units(&sections, wanted.as_deref()) {
+            match read_dwo(&path) {
+                Ok(dwo) if load_dwo(&dwo).is_some_and(|d| split_header(&d, id).is_some()) => {
+                    sections.dwos.push((path, dwo));
+                }
+                Ok(_) => missing_dwo.push(format!(
+                    "{} (of another build: no unit with its skeleton's id)",
+                    path.display()
+                )),
+                Err(e) => missing_dwo.push(format!("{} ({e})", path.display())),
+            }
+        }
         let cell = DwarfCell::try_new(sections, |s| Tables::new(s, wanted))?;
         Ok(Dwarf {
             cell,
             debug: None,
             binutils_inline_names: false,
+            missing_dwo,
         })
     }
 }
 
 impl Sections {
     /// The DWARF sections of the ELF file mapped at `map`, inflated when compressed.
-    fn read(map: Arc<Mmap>) -> Result<Sections, String> {
+    /// With `dwo`, those of a split DWARF file (`.debug_info.dwo`, ...).
+    fn read(map: Arc<Mmap>, dwo: bool) -> Result<Sections, String> {
         let sections = {
             let file = object::File::parse(&map[..]).map_err(|e| e.to_string())?;
             let endian = if file.is_little_endian() {
@@ -617,7 +653,11 @@ impl Sections {
             let base = map.as_ptr() as usize;
             let mut found = Vec::new();
             for id in ALL_SECTIONS {
-                let name = id.name();
+                let name = match (dwo, id.dwo_name()) {
+                    (false, _) => id.name(),
+                    (true, Some(n)) => n,
+                    (true, None) => continue,
+                };
                 let sec = file.section_by_name(name).or_else(|| {
                     let z = format!(".z{}", &name[1..]);
                     file.section_by_name(&z)
@@ -686,6 +726,7 @@ impl Sections {
                 owned,
                 endian,
                 sup: None,
+                dwos: Vec::new(),
             }
         };
         Ok(sections)
@@ -779,10 +820,17 @@ impl<'a> Tables<'a> {
             if let Some(o) = header.offset().to_debug_info_offset(&header) {
                 at = (o.0 + header.length_including_self()) as u64;
             }
-            let Some(slot) = unit_slot(&dwarf, header) else {
+            let Some(mut slot) = unit_slot(&dwarf, header) else {
                 unreadable_roots += 1;
                 continue;
             };
+            if !s.dwos.is_empty()
+                && let Some(skeleton) = root_unit(&dwarf, header)
+                && let Some(path) = dwo_path(&dwarf, &skeleton)
+                && let Some((_, dwo)) = s.dwos.iter().find(|d| d.0 == path)
+            {
+                slot.split = split_of(&dwarf, &skeleton, dwo);
+            }
             let idx = units.len();
             // A partial unit without ranges holds no code (dwz moves entries shared by
             // several units into them, with one of those units' line table): binutils
@@ -1001,6 +1049,11 @@ fn parse_unit<'a>(
         None => (Vec::new(), Vec::new()),
     };
     let mut more_ranges = Vec::new();
+    // A skeleton unit's functions are in its split unit (its lines are its own).
+    let (dwarf, units, u) = match &slot.split {
+        Some(s) => (&s.dwarf, &s.units, 0),
+        None => (dwarf, units, u),
+    };
     let mut funcs = scan_functions(
         dwarf,
         units,
@@ -1780,7 +1833,152 @@ fn unit_slot<'a>(
         comp_dir,
         ranges,
         partial,
+        split: None,
     })
+}
+
+/// The `.dwo` file a skeleton unit names (`DW_AT_dwo_name`, `DW_AT_GNU_dwo_name`), joined
+/// to its compilation directory when relative.
+fn dwo_path<'a>(dwarf: &gimli::Dwarf<R<'a>>, unit: &gimli::Unit<R<'a>>) -> Option<PathBuf> {
+    let name = unit.dwo_name().ok()??;
+    let name = dwarf.attr_string(unit, name).ok()?;
+    let name = PathBuf::from(String::from_utf8_lossy(name.slice()).into_owned());
+    Some(match &unit.comp_dir {
+        Some(dir) if name.is_relative() => {
+            PathBuf::from(String::from_utf8_lossy(dir.slice()).into_owned()).join(name)
+        }
+        _ => name,
+    })
+}
+
+/// The `.dwo` files the skeleton units of `s` name, with the units' ids: those of the
+/// units holding an address of `wanted` (all, without it). Only a file with `.debug_addr`
+/// is looked at (split DWARF always has it; most other DWARF not).
+fn split_units(s: &Sections, wanted: Option<&[u64]>) -> Vec<(PathBuf, Option<gimli::DwoId>)> {
+    if s.data(SectionId::DebugAddr).is_empty() {
+        return Vec::new();
+    }
+    let Ok(dwarf) = gimli::Dwarf::load(|id| -> Result<R<'_>, gimli::Error> {
+        Ok(EndianSlice::new(s.data(id), s.endian))
+    }) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut headers = dwarf.units();
+    while let Ok(Some(header)) = headers.next() {
+        let Some(unit) = root_unit(&dwarf, header) else {
+            continue;
+        };
+        let Some(path) = dwo_path(&dwarf, &unit) else {
+            continue;
+        };
+        if let Some(w) = wanted {
+            let mut ranges = Vec::new();
+            let mut entries = unit.entries();
+            if let Ok(Some(root)) = entries.next_dfs()
+                && let Ok(mut it) = dwarf.die_ranges(&unit, root)
+            {
+                while let Ok(Some(r)) = it.next() {
+                    ranges.push((r.begin, r.end));
+                }
+            }
+            if !ranges.is_empty() && !ranges.iter().any(|&(lo, hi)| wants(w, lo, hi)) {
+                continue;
+            }
+        }
+        if !out.iter().any(|(p, _)| *p == path) {
+            out.push((path, unit.dwo_id));
+        }
+    }
+    out
+}
+
+/// The unit of the `.dwo` file `dwo` that is the split unit of the skeleton unit with the
+/// id `id` (without an id: the first compilation unit), if it has one.
+fn split_header<'a>(
+    dwo: &gimli::Dwarf<R<'a>>,
+    id: Option<gimli::DwoId>,
+) -> Option<gimli::UnitHeader<R<'a>>> {
+    let mut headers = dwo.units();
+    while let Ok(Some(header)) = headers.next() {
+        let this = match header.type_() {
+            gimli::UnitType::SplitCompilation(id) => Some(id),
+            gimli::UnitType::Compilation => root_unit(dwo, header).and_then(|u| u.dwo_id),
+            _ => continue,
+        };
+        if id.is_none() || this == id {
+            return Some(header);
+        }
+    }
+    None
+}
+
+/// `s` (a `.dwo` file's sections) as DWARF.
+fn load_dwo(s: &Sections) -> Option<gimli::Dwarf<R<'_>>> {
+    gimli::Dwarf::load(|id| -> Result<R<'_>, gimli::Error> {
+        Ok(EndianSlice::new(s.data(id), s.endian))
+    })
+    .ok()
+}
+
+/// The `.dwo` files the DWARF of `elf` (or of its separate debug file) may read: what,
+/// with the file itself, decides the answers of a program built with `-gsplit-dwarf`.
+pub fn split_dwarf_candidates(elf: &Elf) -> Vec<PathBuf> {
+    let holders: Vec<Elf> = if elf.has_dwarf() {
+        Vec::new()
+    } else {
+        debug_file_candidates(elf)
+            .iter()
+            .filter(|c| std::fs::metadata(c).is_ok_and(|m| m.is_file()))
+            .filter_map(|c| Elf::open(c).ok())
+            .collect()
+    };
+    let mut out = Vec::new();
+    for holder in std::iter::once(elf).chain(&holders) {
+        let has_addr = holder
+            .sections
+            .iter()
+            .any(|s| s.name == b".debug_addr" || s.name == b".zdebug_addr");
+        if has_addr && let Ok(s) = Sections::read(holder.data.clone(), false) {
+            out.extend(split_units(&s, None).into_iter().map(|u| u.0));
+        }
+    }
+    out
+}
+
+/// Maps the file at `path` (a regular file) and reads its DWARF sections (a `.dwo` file's).
+fn read_dwo(path: &Path) -> Result<Sections, String> {
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("not a regular file".to_string());
+    }
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    // SAFETY: as in `Elf::open`: a read-only mapping; every read of it is bounds checked.
+    let map = unsafe { Mmap::map(&file) }.map_err(|e| e.to_string())?;
+    Sections::read(Arc::new(map), true)
+}
+
+/// The split unit of the skeleton unit `skeleton` in the `.dwo` file read into `dwo`
+/// ([`split_header`]), its addresses relocated as the skeleton's.
+fn split_of<'a>(
+    parent: &gimli::Dwarf<R<'a>>,
+    skeleton: &gimli::Unit<R<'a>>,
+    dwo: &'a Sections,
+) -> Option<Box<Split<'a>>> {
+    let mut dwarf = load_dwo(dwo)?;
+    dwarf.make_dwo(parent);
+    let header = split_header(&dwarf, skeleton.dwo_id)?;
+    let mut unit = dwarf.unit(header).ok()?;
+    unit.copy_relocated_attributes(skeleton);
+    let mut slot = unit_slot(&dwarf, header)?;
+    slot.full = std::sync::OnceLock::from(Some(unit));
+    Some(Box::new(Split {
+        dwarf,
+        units: Units {
+            list: vec![slot],
+            sup: std::sync::OnceLock::new(),
+        },
+    }))
 }
 
 /// The unit of `header` as far as its root entry tells: its root's abbreviation alone (not

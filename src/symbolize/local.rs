@@ -1082,14 +1082,18 @@ impl Local {
                 key.u64(u64::from(flag));
             }
             key.u64(o.address_width as u64);
-            // Where a separate debug file could come from, and a supplementary file (dwz).
+            // Where a separate debug file could come from, a supplementary file (dwz) and
+            // split DWARF (.dwo files).
             if !elf.has_dwarf() {
                 for c in super::dwarf::debug_file_candidates(&elf) {
                     key.bytes(c.as_os_str().as_encoded_bytes());
                     key.bytes(&cache::identity(&c, None));
                 }
             }
-            for c in super::dwarf::sup_file_candidates(&elf) {
+            for c in super::dwarf::sup_file_candidates(&elf)
+                .into_iter()
+                .chain(super::dwarf::split_dwarf_candidates(&elf))
+            {
                 key.bytes(c.as_os_str().as_encoded_bytes());
                 key.bytes(&cache::identity(&c, None));
             }
