@@ -23,9 +23,10 @@ def main():
     wanted = {}
     for case in sorted(os.listdir(HERE)):
         tsv = os.path.join(HERE, case, "profiles.tsv")
-        if not os.path.isfile(tsv) or case == "t-dwz":
-            # t-dwz's files went through dwz, which binutils misreads: its answers from
-            # before dwz are in t-dwz/before-dwz.tsv.gz.
+        if not os.path.isfile(tsv) or case in ("t-dwz", "t-split"):
+            # Files binutils misreads (dwz) or reads in part (split DWARF): binutils'
+            # answers for the same code as it reads it whole are in t-dwz/before-dwz.tsv.gz
+            # and t-split/plain-answers.tsv.gz.
             continue
         for row in open(tsv).read().splitlines():
             fields = row.split("\t")

@@ -14,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 cases=("$@")
-[ ${#cases[@]} -gt 0 ] || cases=(t-heap t-cpu t-jemalloc t-contention t-stripped t-rust t-trend t-trust t-dwarf t-dwz)
+[ ${#cases[@]} -gt 0 ] || cases=(t-heap t-cpu t-jemalloc t-contention t-stripped t-rust t-trend t-trust t-dwarf t-dwz t-split)
 for c in "${cases[@]}"; do
     "./$c/build.sh"
 done

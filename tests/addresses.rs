@@ -289,17 +289,21 @@ fn known_addresses() {
     );
 }
 
-/// What binutils answered for every instruction of t-dwz's program and library before
-/// `dwz -m` moved the entries they share into `tdwz.dwz` (`t-dwz/build.sh`).
-fn before_dwz() -> Answers {
+/// The rows of a gzip'ed file of `testdata/addresses.tsv`'s form.
+fn gzipped_answers(file: &str) -> Answers {
     use std::io::Read;
-    let gz = std::fs::read(common::root().join("testdata/t-dwz/before-dwz.tsv.gz"))
-        .expect("testdata/t-dwz/before-dwz.tsv.gz");
+    let gz = std::fs::read(common::root().join("testdata").join(file)).expect(file);
     let mut text = String::new();
     flate2::read::GzDecoder::new(&gz[..])
         .read_to_string(&mut text)
         .expect("gzip'ed text");
     parse_answers(&text)
+}
+
+/// What binutils answered for every instruction of t-dwz's program and library before
+/// `dwz -m` moved the entries they share into `tdwz.dwz` (`t-dwz/build.sh`).
+fn before_dwz() -> Answers {
+    gzipped_answers("t-dwz/before-dwz.tsv.gz")
 }
 
 /// The files as a distribution's debug package has them after `dwz -m`: names of inlined
@@ -382,4 +386,75 @@ fn a_missing_or_foreign_dwz_file_is_said() {
         assert!(unnamed > 100, "only {unnamed} names missing");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A program built with `-gsplit-dwarf`: its functions and inlined frames are in the
+/// units' `.dwo` files (found through each skeleton unit's compilation directory: the case
+/// is linked at its build path). Every instruction is answered as binutils answered it for
+/// the same program built without split DWARF (`t-split/build.sh` checks that code and
+/// data are the same), with the DWARF read whole and for the asked addresses only.
+#[test]
+fn a_split_dwarf_program_answers_as_its_plain_build() {
+    common::link_case("t-split");
+    let want = gzipped_answers("t-split/plain-answers.tsv.gz");
+    assert_eq!(want.keys().collect::<Vec<_>>(), ["t-split/tsplit"]);
+    for only_asked in [false, true] {
+        let got = answers_of(want.clone(), true, only_asked);
+        let rows = &want["t-split/tsplit"];
+        let failures: Vec<String> = rows
+            .iter()
+            .zip(&got["t-split/tsplit"])
+            .filter(|(w, g)| w != g)
+            .map(|((vma, w), (_, g))| format!("0x{vma:x}\n  want {w:?}\n  got  {g:?}"))
+            .collect();
+        assert!(rows.len() > 1000, "only {} addresses", rows.len());
+        assert!(
+            failures.is_empty(),
+            "{} of {} differ (only asked: {only_asked}):\n{}",
+            failures.len(),
+            rows.len(),
+            failures[..failures.len().min(5)].join("\n")
+        );
+    }
+    // The .dwo files are part of what the symbol cache's key is made of.
+    let elf = Elf::open(&common::root().join("testdata/t-split/tsplit")).unwrap();
+    assert_eq!(
+        dwarf::split_dwarf_candidates(&elf),
+        [
+            Path::new("/tmp/rpprof-corpus/t-split/tsplit.dwo"),
+            Path::new("/tmp/rpprof-corpus/t-split/tsplit_index.dwo")
+        ]
+    );
+}
+
+/// The same program as copied off the build machine (its units' compilation directory does
+/// not exist here): said, with a file it looked for; the functions are named from the
+/// symbol table, the lines are the skeleton units' own.
+#[test]
+fn a_split_dwarf_program_without_its_dwo_files_says_so() {
+    let elf = Elf::open(&common::root().join("testdata/t-split/tsplit-moved")).unwrap();
+    let mut warnings = Vec::new();
+    let dw = dwarf::load_for(&elf, false, None, &mut warnings);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains(
+            "built with -gsplit-dwarf, its functions are in .dwo files, of which 2 cannot be read (e.g. /nonexistent/t-split/moved_tsplit.dwo (No such file"
+        ),
+        "{warnings:?}"
+    );
+    let main = elf
+        .symtab()
+        .iter()
+        .find(|s| &*s.name == b"main")
+        .map(|s| s.value)
+        .expect("main");
+    let frames = Addr2Line::new(&elf, dw.as_deref()).lookup(main, true);
+    assert_eq!(frames.len(), 1, "{frames:?}");
+    assert_eq!(frames[0].function.to_string(), "main");
+    assert!(
+        frames[0]
+            .place
+            .starts_with("/nonexistent/t-split/tsplit.cc:"),
+        "{frames:?}"
+    );
 }

@@ -1,0 +1,63 @@
+#!/bin/bash
+# t-split: a heap profile of a program built with -gsplit-dwarf: its functions and
+# inlined frames are in the units' .dwo files, which binutils 2.40 does not read. The
+# references are google-pprof's on the same program built without -gsplit-dwarf (the
+# same code and data, checked here), which rpprof must give from the split build.
+source "$(dirname "$0")/../common.sh"
+begin_case t-split
+copy_in tsplit.h tsplit.cc tsplit_index.cc
+
+CXXFLAGS=(-O2 -g -fno-omit-frame-pointer)
+UNITS=(tsplit tsplit_index)
+for u in "${UNITS[@]}"; do g++ "${CXXFLAGS[@]}" -c -o "plain_$u.o" "$u.cc"; done
+g++ -o tsplit.plain plain_tsplit.o plain_tsplit_index.o -ltcmalloc_and_profiler
+for u in "${UNITS[@]}"; do g++ "${CXXFLAGS[@]}" -gsplit-dwarf -c "$u.cc"; done
+g++ -o tsplit tsplit.o tsplit_index.o -ltcmalloc_and_profiler
+ls tsplit.dwo tsplit_index.dwo > /dev/null
+for sec in .text .rodata .data .eh_frame; do
+    cmp <(objcopy -O binary --only-section=$sec tsplit /dev/stdout) \
+        <(objcopy -O binary --only-section=$sec tsplit.plain /dev/stdout)
+done
+
+HEAPPROFILE=$RUN/tsplit.hprof ./tsplit 3000 > run.stdout 2> run.stderr
+ls tsplit.hprof.0001.heap > /dev/null
+[ ! -e tsplit.hprof.0002.heap ] || { echo "more than 1 dump" >&2; exit 1; }
+profile_row heap tsplit tsplit.hprof.0001.heap
+
+# The references, of the build binutils reads whole, under the split build's name.
+mv tsplit tsplit.split
+cp tsplit.plain tsplit
+FOCUS='build_index'
+IGNORE='Index::add'
+heap_refs google-pprof tsplit tsplit.hprof.0001.heap
+ref google-pprof tsplit.hprof.0001.heap list-add tsplit '--list=Index::add'
+# binutils' answers for every instruction (tests/addresses.rs asks them of the split
+# build): testdata/addresses.tsv's rows, gzip'ed.
+objdump -d --no-show-raw-insn tsplit | sed -n 's/^ *\([0-9a-f][0-9a-f]*\):.*/\1/p' |
+    addr2line -a -f -i -C -e tsplit | python3 -c '
+import sys
+rows, cur = [], None
+for line in sys.stdin.read().splitlines():
+    if line.startswith("0x") and len(line) == 18:
+        cur = ["t-split/tsplit", line[2:].lstrip("0") or "0"]
+        rows.append(cur)
+    else:
+        cur.append(line)
+for r in rows:
+    print("\t".join(r))
+' | gzip -9n > plain-answers.tsv.gz
+mv tsplit.split tsplit
+# What google-pprof prints for the split build (README): names from the symbol table.
+"${REFENV[@]}" /usr/bin/google-pprof --text --lines --lib_prefix=. ./tsplit tsplit.hprof.0001.heap \
+    > google-pprof-on-split.txt 2> /dev/null
+
+# The program as copied off the build machine: its units' compilation directory (where
+# their .dwo files are looked for) is one that does not exist here.
+for u in "${UNITS[@]}"; do
+    g++ "${CXXFLAGS[@]}" -gsplit-dwarf -fdebug-prefix-map="$RUN=/nonexistent/t-split" \
+        -c -o "moved_$u.o" "$u.cc"
+done
+g++ -o tsplit-moved moved_tsplit.o moved_tsplit_index.o -ltcmalloc_and_profiler
+rm -f ./*.o moved_*.dwo tsplit.plain
+
+finish_case tsplit.h tsplit.cc tsplit_index.cc
