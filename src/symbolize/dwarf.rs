@@ -46,8 +46,10 @@ struct Sections {
     /// The supplementary file's sections (`.gnu_debugaltlink`), when it has one.
     sup: Option<Box<Sections>>,
     /// The split DWARF files (`-gsplit-dwarf`: the `.dwo` file each skeleton unit names),
-    /// by path, for the units that hold wanted addresses.
+    /// by path, for the units that hold wanted addresses and are not in `dwp`.
     dwos: Vec<(PathBuf, Sections)>,
+    /// The package of the split DWARF files (`dwp`'s `<program>.dwp`), when there is one.
+    dwp: Option<Box<Sections>>,
 }
 
 impl Sections {
@@ -437,13 +439,15 @@ pub fn load_for(
             None
         }
     };
-    match Dwarf::with_sup(map, sup, wanted) {
+    let dwps = dwp_places(&[&file, &elf.path]);
+    match Dwarf::with_sup(map, sup, &dwps, wanted) {
         Ok(mut d) => {
             if let Some(first) = d.missing_dwo.first() {
                 warnings.push(format!(
-                    "Warning: {}: built with -gsplit-dwarf, its functions are in .dwo files, of which {} cannot be read (e.g. {first}): their addresses are named from the symbol table, without inlined functions (run where the build left them, or package them with dwp)",
+                    "Warning: {}: built with -gsplit-dwarf, its functions are in .dwo files, of which {} cannot be read (e.g. {first}): their addresses are named from the symbol table, without inlined functions (rpprof reads them where the build left them, or packed by dwp into {})",
                     file.display(),
-                    d.missing_dwo.len()
+                    d.missing_dwo.len(),
+                    dwps.first().map(|p| p.display().to_string()).unwrap_or_default()
                 ));
             }
             d.debug = debug;
@@ -602,20 +606,49 @@ impl Dwarf {
     /// addresses), only lookups of those addresses are answered right, and parsed units keep
     /// only what answers them.
     pub fn new(map: Arc<Mmap>, wanted: Option<Arc<[u64]>>) -> Result<Dwarf, String> {
-        Dwarf::with_sup(map, None, wanted)
+        Dwarf::with_sup(map, None, &[], wanted)
     }
 
     /// [`Dwarf::new`], with the sections of the supplementary file that the file's
     /// `.gnu_debugaltlink` names (see [`find_sup_file`]).
+    /// `dwps`: where a package of its split DWARF files may be.
     fn with_sup(
         map: Arc<Mmap>,
         sup: Option<Sections>,
+        dwps: &[PathBuf],
         wanted: Option<Arc<[u64]>>,
     ) -> Result<Dwarf, String> {
         let mut sections = Sections::read(map, false)?;
         sections.sup = sup.map(Box::new);
         let mut missing_dwo = Vec::new();
-        for (path, id) in split_units(&sections, wanted.as_deref()) {
+        let mut split = split_units(&sections, wanted.as_deref());
+        if !split.is_empty()
+            && let Some(path) = dwps.iter().find(|p| p.is_file())
+        {
+            match read_dwo(path) {
+                Ok(dwp) => {
+                    // The units the package holds are read from it.
+                    let in_dwp: Vec<bool> = {
+                        let parent = load_dwo(&sections);
+                        let pkg = package(&dwp);
+                        split
+                            .iter()
+                            .map(|(_, id)| match (&parent, &pkg, id) {
+                                (Some(parent), Some(pkg), Some(id)) => {
+                                    matches!(pkg.find_cu(*id, parent), Ok(Some(_)))
+                                }
+                                _ => false,
+                            })
+                            .collect()
+                    };
+                    let mut keep = in_dwp.iter().map(|&i| !i);
+                    split.retain(|_| keep.next().unwrap_or(true));
+                    sections.dwp = Some(Box::new(dwp));
+                }
+                Err(e) => missing_dwo.push(format!("{} ({e})", path.display())),
+            }
+        }
+        for (path, id) in split {
             match read_dwo(&path) {
                 Ok(dwo) if load_dwo(&dwo).is_some_and(|d| split_header(&d, id).is_some()) => {
                     sections.dwos.push((path, dwo));
@@ -652,7 +685,8 @@ impl Sections {
             let mut owned = HashMap::default();
             let base = map.as_ptr() as usize;
             let mut found = Vec::new();
-            for id in ALL_SECTIONS {
+            let ids: &[SectionId] = if dwo { &DWO_SECTIONS } else { &ALL_SECTIONS };
+            for &id in ids {
                 let name = match (dwo, id.dwo_name()) {
                     (false, _) => id.name(),
                     (true, Some(n)) => n,
@@ -727,6 +761,7 @@ impl Sections {
                 endian,
                 sup: None,
                 dwos: Vec::new(),
+                dwp: None,
             }
         };
         Ok(sections)
@@ -761,6 +796,24 @@ const ALL_SECTIONS: [SectionId; 10] = [
     SectionId::DebugStr,
     SectionId::DebugStrOffsets,
     SectionId::DebugAranges,
+];
+
+/// The sections of a `.dwo` file or a `.dwp` package: every one a package's index may
+/// give a unit's part of (a part that is not there would make the unit unreadable).
+const DWO_SECTIONS: [SectionId; 13] = [
+    SectionId::DebugAbbrev,
+    SectionId::DebugInfo,
+    SectionId::DebugLine,
+    SectionId::DebugStr,
+    SectionId::DebugStrOffsets,
+    SectionId::DebugRngLists,
+    SectionId::DebugLocLists,
+    SectionId::DebugLoc,
+    SectionId::DebugMacro,
+    SectionId::DebugMacinfo,
+    SectionId::DebugTypes,
+    SectionId::DebugCuIndex,
+    SectionId::DebugTuIndex,
 ];
 
 /// binutils' `mangle_style(lang) == 0`: languages whose `DW_AT_name` is the linkage name.
@@ -800,6 +853,7 @@ impl<'a> Tables<'a> {
         if let Some(sup) = &s.sup {
             dwarf.set_sup(load(sup)?);
         }
+        let pkg = s.dwp.as_deref().and_then(package);
         let mut units = Vec::new();
         let mut index = Vec::new();
         let mut rangeless = Vec::new();
@@ -824,12 +878,20 @@ impl<'a> Tables<'a> {
                 unreadable_roots += 1;
                 continue;
             };
-            if !s.dwos.is_empty()
+            if (!s.dwos.is_empty() || pkg.is_some())
                 && let Some(skeleton) = root_unit(&dwarf, header)
-                && let Some(path) = dwo_path(&dwarf, &skeleton)
-                && let Some((_, dwo)) = s.dwos.iter().find(|d| d.0 == path)
             {
-                slot.split = split_of(&dwarf, &skeleton, dwo);
+                let from_pkg = pkg
+                    .as_ref()
+                    .and_then(|p| p.find_cu(skeleton.dwo_id?, &dwarf).ok().flatten());
+                let split = from_pkg.or_else(|| {
+                    let path = dwo_path(&dwarf, &skeleton)?;
+                    let (_, dwo) = s.dwos.iter().find(|d| d.0 == path)?;
+                    let mut d = load_dwo(dwo)?;
+                    d.make_dwo(&dwarf);
+                    Some(d)
+                });
+                slot.split = split.and_then(|d| split_of(d, &skeleton));
             }
             let idx = units.len();
             // A partial unit without ranges holds no code (dwz moves entries shared by
@@ -1913,12 +1975,35 @@ fn split_header<'a>(
     None
 }
 
-/// `s` (a `.dwo` file's sections) as DWARF.
+/// `s` (a `.dwo` file's sections, or a program's) as DWARF.
 fn load_dwo(s: &Sections) -> Option<gimli::Dwarf<R<'_>>> {
     gimli::Dwarf::load(|id| -> Result<R<'_>, gimli::Error> {
         Ok(EndianSlice::new(s.data(id), s.endian))
     })
     .ok()
+}
+
+/// `s` (a `.dwp` file's sections) as a package of split units.
+fn package(s: &Sections) -> Option<gimli::DwarfPackage<R<'_>>> {
+    gimli::DwarfPackage::load(
+        |id| -> Result<R<'_>, gimli::Error> { Ok(EndianSlice::new(s.data(id), s.endian)) },
+        EndianSlice::new(&[], s.endian),
+    )
+    .ok()
+}
+
+/// Where the package of the split DWARF files of `files` may be: `<file>.dwp` of each.
+fn dwp_places(files: &[&Path]) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = files
+        .iter()
+        .map(|f| {
+            let mut p = f.as_os_str().to_os_string();
+            p.push(".dwp");
+            PathBuf::from(p)
+        })
+        .collect();
+    out.dedup();
+    out
 }
 
 /// The `.dwo` files the DWARF of `elf` (or of its separate debug file) may read: what,
@@ -1940,7 +2025,11 @@ pub fn split_dwarf_candidates(elf: &Elf) -> Vec<PathBuf> {
             .iter()
             .any(|s| s.name == b".debug_addr" || s.name == b".zdebug_addr");
         if has_addr && let Ok(s) = Sections::read(holder.data.clone(), false) {
-            out.extend(split_units(&s, None).into_iter().map(|u| u.0));
+            let split = split_units(&s, None);
+            if !split.is_empty() {
+                out.extend(dwp_places(&[&holder.path, &elf.path]));
+                out.extend(split.into_iter().map(|u| u.0));
+            }
         }
     }
     out
@@ -1958,15 +2047,12 @@ fn read_dwo(path: &Path) -> Result<Sections, String> {
     Sections::read(Arc::new(map), true)
 }
 
-/// The split unit of the skeleton unit `skeleton` in the `.dwo` file read into `dwo`
-/// ([`split_header`]), its addresses relocated as the skeleton's.
+/// The split unit of the skeleton unit `skeleton` in `dwarf` (its `.dwo` file's, or its
+/// part of a package: see [`split_header`]), its addresses relocated as the skeleton's.
 fn split_of<'a>(
-    parent: &gimli::Dwarf<R<'a>>,
+    dwarf: gimli::Dwarf<R<'a>>,
     skeleton: &gimli::Unit<R<'a>>,
-    dwo: &'a Sections,
 ) -> Option<Box<Split<'a>>> {
-    let mut dwarf = load_dwo(dwo)?;
-    dwarf.make_dwo(parent);
     let header = split_header(&dwarf, skeleton.dwo_id)?;
     let mut unit = dwarf.unit(header).ok()?;
     unit.copy_relocated_attributes(skeleton);
