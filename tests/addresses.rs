@@ -8,7 +8,7 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use rpprof::symbolize::dwarf;
 use rpprof::symbolize::elf::Elf;
@@ -421,8 +421,9 @@ fn a_split_dwarf_program_answers_as_its_plain_build() {
     assert_eq!(
         dwarf::split_dwarf_candidates(&elf),
         [
-            Path::new("/tmp/rpprof-corpus/t-split/tsplit.dwo"),
-            Path::new("/tmp/rpprof-corpus/t-split/tsplit_index.dwo")
+            common::root().join("testdata/t-split/tsplit.dwp"),
+            PathBuf::from("/tmp/rpprof-corpus/t-split/tsplit.dwo"),
+            PathBuf::from("/tmp/rpprof-corpus/t-split/tsplit_index.dwo")
         ]
     );
 }
@@ -456,5 +457,44 @@ fn a_split_dwarf_program_without_its_dwo_files_says_so() {
             .place
             .starts_with("/nonexistent/t-split/tsplit.cc:"),
         "{frames:?}"
+    );
+}
+
+/// The same program in the GNU DWARF 4 form of split DWARF, as shipped: its `.dwo` files
+/// are not where its units say (`/nonexistent/t-split-packed`) but packed by `dwp` into
+/// `tsplit-packed.dwp` next to it. Every instruction is answered as binutils answered the
+/// same build without split DWARF, with the DWARF read whole and for the asked addresses
+/// only; the package is part of the cache key.
+#[test]
+fn a_split_dwarf_program_answers_from_its_dwp_package() {
+    let want = gzipped_answers("t-split/plain4-answers.tsv.gz");
+    assert_eq!(want.keys().collect::<Vec<_>>(), ["t-split/tsplit-packed"]);
+    for only_asked in [false, true] {
+        let got = answers_of(want.clone(), true, only_asked);
+        let rows = &want["t-split/tsplit-packed"];
+        let failures: Vec<String> = rows
+            .iter()
+            .zip(&got["t-split/tsplit-packed"])
+            .filter(|(w, g)| w != g)
+            .map(|((vma, w), (_, g))| format!("0x{vma:x}\n  want {w:?}\n  got  {g:?}"))
+            .collect();
+        assert!(rows.len() > 1000, "only {} addresses", rows.len());
+        assert!(
+            failures.is_empty(),
+            "{} of {} differ (only asked: {only_asked}):\n{}",
+            failures.len(),
+            rows.len(),
+            failures[..failures.len().min(5)].join("\n")
+        );
+    }
+    let path = common::root().join("testdata/t-split/tsplit-packed");
+    let elf = Elf::open(&path).unwrap();
+    let mut warnings = Vec::new();
+    dwarf::load_for(&elf, false, None, &mut warnings);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert!(
+        dwarf::split_dwarf_candidates(&elf)
+            .contains(&common::root().join("testdata/t-split/tsplit-packed.dwp")),
+        "the package is not part of the cache key"
     );
 }

@@ -32,20 +32,24 @@ IGNORE='Index::add'
 heap_refs google-pprof tsplit tsplit.hprof.0001.heap
 ref google-pprof tsplit.hprof.0001.heap list-add tsplit '--list=Index::add'
 # binutils' answers for every instruction (tests/addresses.rs asks them of the split
-# build): testdata/addresses.tsv's rows, gzip'ed.
-objdump -d --no-show-raw-insn tsplit | sed -n 's/^ *\([0-9a-f][0-9a-f]*\):.*/\1/p' |
-    addr2line -a -f -i -C -e tsplit | python3 -c '
+# build): testdata/addresses.tsv's rows, gzip'ed. answers PROGRAM NAME: those of PROGRAM,
+# for the file NAME.
+answers() {
+    objdump -d --no-show-raw-insn "$1" | sed -n 's/^ *\([0-9a-f][0-9a-f]*\):.*/\1/p' |
+        addr2line -a -f -i -C -e "$1" | python3 -c '
 import sys
 rows, cur = [], None
 for line in sys.stdin.read().splitlines():
     if line.startswith("0x") and len(line) == 18:
-        cur = ["t-split/tsplit", line[2:].lstrip("0") or "0"]
+        cur = [sys.argv[1], line[2:].lstrip("0") or "0"]
         rows.append(cur)
     else:
         cur.append(line)
 for r in rows:
     print("\t".join(r))
-' | gzip -9n > plain-answers.tsv.gz
+' "$2" | gzip -9n
+}
+answers tsplit t-split/tsplit > plain-answers.tsv.gz
 mv tsplit.split tsplit
 # What google-pprof prints for the split build (README): names from the symbol table.
 "${REFENV[@]}" /usr/bin/google-pprof --text --lines --lib_prefix=. ./tsplit tsplit.hprof.0001.heap \
@@ -58,6 +62,25 @@ for u in "${UNITS[@]}"; do
         -c -o "moved_$u.o" "$u.cc"
 done
 g++ -o tsplit-moved moved_tsplit.o moved_tsplit_index.o -ltcmalloc_and_profiler
-rm -f ./*.o moved_*.dwo tsplit.plain
+# The same again in the GNU DWARF 4 form of split DWARF, with its .dwo files packed by
+# dwp into tsplit-packed.dwp, as such programs are shipped (binutils' dwp indexes DWARF 5
+# units under id 0, and LLVM 14's llvm-dwp did not finish on these files).
+# binutils' answers for it are those of the same build without split DWARF
+# (plain4-answers.tsv.gz; DWARF 4 and 5 line tables differ where binutils misreads a
+# DWARF 5 file number).
+PACKED=(-gdwarf-4 -fdebug-prefix-map="$RUN=/nonexistent/t-split-packed")
+for u in "${UNITS[@]}"; do
+    g++ "${CXXFLAGS[@]}" "${PACKED[@]}" -gsplit-dwarf -c -o "packed_$u.o" "$u.cc"
+    g++ "${CXXFLAGS[@]}" "${PACKED[@]}" -c -o "plain4_$u.o" "$u.cc"
+done
+g++ -o tsplit-packed packed_tsplit.o packed_tsplit_index.o -ltcmalloc_and_profiler
+g++ -o tsplit.plain4 plain4_tsplit.o plain4_tsplit_index.o -ltcmalloc_and_profiler
+dwp -o tsplit-packed.dwp packed_tsplit.dwo packed_tsplit_index.dwo
+for p in tsplit-packed tsplit.plain4; do
+    cmp <(objcopy -O binary --only-section=.text tsplit /dev/stdout) \
+        <(objcopy -O binary --only-section=.text $p /dev/stdout)
+done
+answers tsplit.plain4 t-split/tsplit-packed > plain4-answers.tsv.gz
+rm -f ./*.o moved_*.dwo packed_*.dwo tsplit.plain tsplit.plain4
 
 finish_case tsplit.h tsplit.cc tsplit_index.cc
