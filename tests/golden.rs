@@ -146,6 +146,8 @@ fn text_rows_equal_google_pprof_with_pprof_quirks() {
         return common::skip("text_rows_equal_google_pprof_with_pprof_quirks", &why);
     }
     let rows = text_rows();
+    // (t-split's .dwo files are found under its units' build directory.)
+    link_cases(&rows);
     let (compared, failures) = replay(&rows, &["--pprof_quirks"]);
     eprintln!("{compared} of {} recorded --text rows compared", rows.len());
     assert!(compared >= 250, "only {compared} rows compared");

@@ -8,7 +8,9 @@ use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+/// A testdata case, linked where its profiles' maps name its files (the libraries).
 fn case(name: &str) -> PathBuf {
+    common::link_case(name);
     common::root().join("testdata").join(name)
 }
 

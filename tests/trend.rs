@@ -1073,6 +1073,8 @@ fn base_and_thread_are_refused_before_reading() {
 /// names were found.
 #[test]
 fn the_program_and_list_use_every_dumps_map() {
+    // The dumps' maps name the program where it was built.
+    common::link_case("t-trend");
     let dir = scratch("every-map", &|n| n.to_string());
     cut_last_dump(&dir);
     let r = run(
