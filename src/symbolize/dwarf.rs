@@ -380,6 +380,8 @@ pub struct Dwarf {
     binutils_inline_names: bool,
     /// The `.dwo` files that could not be read, and why.
     missing_dwo: Vec<String>,
+    /// What is wrong with the package of the split DWARF files, if something is.
+    dwp_problem: Option<String>,
 }
 
 /// Loads the DWARF of `elf` (or of its separate debug file), if it has any;
@@ -448,6 +450,12 @@ pub fn load_for(
                     file.display(),
                     d.missing_dwo.len(),
                     dwps.first().map(|p| p.display().to_string()).unwrap_or_default()
+                ));
+            }
+            if let Some(p) = &d.dwp_problem {
+                warnings.push(format!(
+                    "Warning: {}: its split DWARF package {p}: those units are read from their .dwo files",
+                    file.display()
                 ));
             }
             d.debug = debug;
@@ -621,13 +629,14 @@ impl Dwarf {
         let mut sections = Sections::read(map, false)?;
         sections.sup = sup.map(Box::new);
         let mut missing_dwo = Vec::new();
+        let mut dwp_problem = None;
         let mut split = split_units(&sections, wanted.as_deref());
         if !split.is_empty()
             && let Some(path) = dwps.iter().find(|p| p.is_file())
         {
             match read_dwo(path) {
                 Ok(dwp) => {
-                    // The units the package holds are read from it.
+                    // The units the package holds (readable) are read from it.
                     let in_dwp: Vec<bool> = {
                         let parent = load_dwo(&sections);
                         let pkg = package(&dwp);
@@ -635,28 +644,38 @@ impl Dwarf {
                             .iter()
                             .map(|(_, id)| match (&parent, &pkg, id) {
                                 (Some(parent), Some(pkg), Some(id)) => {
-                                    matches!(pkg.find_cu(*id, parent), Ok(Some(_)))
+                                    match pkg.find_cu(*id, parent) {
+                                        Ok(Some(d)) => split_problem(&d, Some(*id)).is_none(),
+                                        _ => false,
+                                    }
                                 }
                                 _ => false,
                             })
                             .collect()
                     };
+                    let held = in_dwp.iter().filter(|&&i| i).count();
+                    if held < split.len() {
+                        dwp_problem = Some(format!(
+                            "{} holds {held} of the {} units asked for (of another build, or damaged)",
+                            path.display(),
+                            split.len()
+                        ));
+                    }
                     let mut keep = in_dwp.iter().map(|&i| !i);
                     split.retain(|_| keep.next().unwrap_or(true));
                     sections.dwp = Some(Box::new(dwp));
                 }
-                Err(e) => missing_dwo.push(format!("{} ({e})", path.display())),
+                Err(e) => dwp_problem = Some(format!("{} cannot be read ({e})", path.display())),
             }
         }
         for (path, id) in split {
             match read_dwo(&path) {
-                Ok(dwo) if load_dwo(&dwo).is_some_and(|d| split_header(&d, id).is_some()) => {
-                    sections.dwos.push((path, dwo));
-                }
-                Ok(_) => missing_dwo.push(format!(
-                    "{} (of another build: no unit with its skeleton's id)",
-                    path.display()
-                )),
+                Ok(dwo) => match load_dwo(&dwo)
+                    .map_or(Some("not DWARF".to_string()), |d| split_problem(&d, id))
+                {
+                    None => sections.dwos.push((path, dwo)),
+                    Some(why) => missing_dwo.push(format!("{} ({why})", path.display())),
+                },
                 Err(e) => missing_dwo.push(format!("{} ({e})", path.display())),
             }
         }
@@ -666,6 +685,7 @@ impl Dwarf {
             debug: None,
             binutils_inline_names: false,
             missing_dwo,
+            dwp_problem,
         })
     }
 }
@@ -854,6 +874,8 @@ impl<'a> Tables<'a> {
             dwarf.set_sup(load(sup)?);
         }
         let pkg = s.dwp.as_deref().and_then(package);
+        let dwos: HashMap<&Path, &Sections> =
+            s.dwos.iter().map(|(p, d)| (p.as_path(), d)).collect();
         let mut units = Vec::new();
         let mut index = Vec::new();
         let mut rangeless = Vec::new();
@@ -878,7 +900,12 @@ impl<'a> Tables<'a> {
                 unreadable_roots += 1;
                 continue;
             };
-            if (!s.dwos.is_empty() || pkg.is_some())
+            // (Only the skeleton units holding wanted addresses had their .dwo files read.)
+            let is_wanted = wanted.as_deref().is_none_or(|w| {
+                slot.ranges.is_empty() || slot.ranges.iter().any(|&(lo, hi)| wants(w, lo, hi))
+            });
+            if (!dwos.is_empty() || pkg.is_some())
+                && is_wanted
                 && let Some(skeleton) = root_unit(&dwarf, header)
             {
                 let from_pkg = pkg
@@ -886,7 +913,7 @@ impl<'a> Tables<'a> {
                     .and_then(|p| p.find_cu(skeleton.dwo_id?, &dwarf).ok().flatten());
                 let split = from_pkg.or_else(|| {
                     let path = dwo_path(&dwarf, &skeleton)?;
-                    let (_, dwo) = s.dwos.iter().find(|d| d.0 == path)?;
+                    let dwo = *dwos.get(path.as_path())?;
                     let mut d = load_dwo(dwo)?;
                     d.make_dwo(&dwarf);
                     Some(d)
@@ -1926,8 +1953,13 @@ fn split_units(s: &Sections, wanted: Option<&[u64]>) -> Vec<(PathBuf, Option<gim
         return Vec::new();
     };
     let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     let mut headers = dwarf.units();
     while let Ok(Some(header)) = headers.next() {
+        // A DWARF 5 unit says in its header whether it is a skeleton.
+        if header.version() >= 5 && !matches!(header.type_(), gimli::UnitType::Skeleton(_)) {
+            continue;
+        }
         let Some(unit) = root_unit(&dwarf, header) else {
             continue;
         };
@@ -1948,7 +1980,7 @@ fn split_units(s: &Sections, wanted: Option<&[u64]>) -> Vec<(PathBuf, Option<gim
                 continue;
             }
         }
-        if !out.iter().any(|(p, _)| *p == path) {
+        if seen.insert(path.clone()) {
             out.push((path, unit.dwo_id));
         }
     }
@@ -1973,6 +2005,20 @@ fn split_header<'a>(
         }
     }
     None
+}
+
+/// Why the split unit of the skeleton unit with the id `id` cannot be read from `dwo`
+/// (a `.dwo` file's DWARF, or a package's part), if it cannot.
+fn split_problem(dwo: &gimli::Dwarf<R<'_>>, id: Option<gimli::DwoId>) -> Option<String> {
+    let Some(header) = split_header(dwo, id) else {
+        return Some("of another build: no unit with its skeleton's id".to_string());
+    };
+    if let Err(e) = dwo.unit(header) {
+        return Some(format!("damaged: {e}"));
+    }
+    unit_slot(dwo, header)
+        .is_none()
+        .then(|| "damaged: its root entry cannot be read".to_string())
 }
 
 /// `s` (a `.dwo` file's sections, or a program's) as DWARF.
@@ -2024,7 +2070,10 @@ pub fn split_dwarf_candidates(elf: &Elf) -> Vec<PathBuf> {
             .sections
             .iter()
             .any(|s| s.name == b".debug_addr" || s.name == b".zdebug_addr");
-        if has_addr && let Ok(s) = Sections::read(holder.data.clone(), false) {
+        if has_addr
+            && may_be_split(holder)
+            && let Ok(s) = Sections::read(holder.data.clone(), false)
+        {
             let split = split_units(&s, None);
             if !split.is_empty() {
                 out.extend(dwp_places(&[&holder.path, &elf.path]));
@@ -2035,6 +2084,54 @@ pub fn split_dwarf_candidates(elf: &Elf) -> Vec<PathBuf> {
     out
 }
 
+/// False when the first unit of `holder`'s `.debug_info` is a DWARF 5 unit other than a
+/// skeleton: the file is not built with split DWARF, and its sections need not be read
+/// (inflated, when compressed: only the first bytes of a zlib-compressed section are).
+fn may_be_split(holder: &Elf) -> bool {
+    use std::io::Read;
+    let Ok(file) = object::File::parse(&holder.data[..]) else {
+        return false;
+    };
+    let Some(sec) = file
+        .section_by_name(".debug_info")
+        .or_else(|| file.section_by_name(".zdebug_info"))
+    else {
+        return false;
+    };
+    let mut head = [0u8; 24];
+    let read = match sec.compressed_data() {
+        Ok(c) if c.format == object::CompressionFormat::None => match c.data.get(..24) {
+            Some(b) => {
+                head.copy_from_slice(b);
+                true
+            }
+            None => false,
+        },
+        Ok(c) if c.format == object::CompressionFormat::Zlib => {
+            flate2::read::ZlibDecoder::new(c.data)
+                .read_exact(&mut head)
+                .is_ok()
+        }
+        // Another compression: read as a whole.
+        _ => return true,
+    };
+    if !read {
+        return false;
+    }
+    let le = file.is_little_endian();
+    let u16_at = |i: usize| {
+        let b = [head[i], head[i + 1]];
+        if le {
+            u16::from_le_bytes(b)
+        } else {
+            u16::from_be_bytes(b)
+        }
+    };
+    // 32-bit DWARF: the length, then the version; 64-bit: 0xffffffff and 8 bytes of length.
+    let at = if head[..4] == [0xff; 4] { 12 } else { 4 };
+    u16_at(at) < 5 || head[at + 2] == constants::DW_UT_skeleton.0
+}
+
 /// Maps the file at `path` (a regular file) and reads its DWARF sections (a `.dwo` file's).
 fn read_dwo(path: &Path) -> Result<Sections, String> {
     let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
@@ -2042,6 +2139,10 @@ fn read_dwo(path: &Path) -> Result<Sections, String> {
         return Err("not a regular file".to_string());
     }
     let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    // Checked again: a FIFO put there in between would block a read.
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return Err("not a regular file".to_string());
+    }
     // SAFETY: as in `Elf::open`: a read-only mapping; every read of it is bounds checked.
     let map = unsafe { Mmap::map(&file) }.map_err(|e| e.to_string())?;
     Sections::read(Arc::new(map), true)
@@ -2203,14 +2304,7 @@ fn find_abstract_instance<'a>(
         AttributeValue::UnitRef(o) => (u, o),
         AttributeValue::DebugInfoRef(o) => {
             // A reference into another unit.
-            let mut found = None;
-            for (i, s) in units.iter().enumerate() {
-                if let Some(uo) = o.to_unit_offset(&s.header) {
-                    found = Some((i, uo));
-                    break;
-                }
-            }
-            match found {
+            match units.holding(o) {
                 Some(x) => x,
                 None => return,
             }
