@@ -498,3 +498,36 @@ fn a_split_dwarf_program_answers_from_its_dwp_package() {
         "the package is not part of the cache key"
     );
 }
+
+/// The file named by `.gnu_debugaltlink` there, of the right build, but its entries
+/// damaged: said, naming the file.
+#[test]
+fn a_damaged_dwz_file_is_said() {
+    let dir = std::env::temp_dir().join(format!("rpprof-dwz-damaged-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let testdata = common::root().join("testdata");
+    std::fs::copy(testdata.join("t-dwz/tdwz"), dir.join("tdwz")).unwrap();
+    let common_file = testdata.join("t-dwz/tdwz.dwz");
+    let info = Elf::open(&common_file)
+        .unwrap()
+        .sections
+        .iter()
+        .find(|s| &*s.name == b".debug_info")
+        .map(|s| (s.offset as usize, s.size as usize))
+        .expect(".debug_info");
+    let mut bytes = std::fs::read(&common_file).unwrap();
+    bytes[info.0..info.0 + info.1].fill(0xff);
+    std::fs::write(dir.join("tdwz.dwz"), bytes).unwrap();
+    let elf = Elf::open(&dir.join("tdwz")).unwrap();
+    let mut warnings = Vec::new();
+    dwarf::load_for(&elf, true, None, &mut warnings);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains(
+            "tdwz.dwz it shares entries with is damaged (its .debug_info cannot be read from byte 0"
+        ),
+        "{warnings:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

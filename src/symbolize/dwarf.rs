@@ -421,7 +421,16 @@ pub fn load_for(
     let holder = debug.as_ref().unwrap_or(elf);
     let sup = match find_sup_file(holder) {
         Ok(Some(sup)) => match Sections::read(sup.data.clone(), false) {
-            Ok(sections) => Some(sections),
+            Ok(sections) => {
+                if let Some(why) = sup_damage(&sections) {
+                    warnings.push(format!(
+                        "Warning: {}: the file {} it shares entries with is damaged ({why}): names kept there may be missing",
+                        file.display(),
+                        sup.path.display()
+                    ));
+                }
+                Some(sections)
+            }
             Err(e) => {
                 warnings.push(format!(
                     "Warning: {}: cannot read the DWARF of {}, with which it shares entries ({e}): the names kept there (of inlined functions, mostly) are missing",
@@ -522,6 +531,33 @@ fn sup_file_places(holder: &Elf) -> Vec<PathBuf> {
     out.extend(build_id_path(id));
     out.dedup();
     out
+}
+
+/// What is damaged in a supplementary file's units, if anything: where its `.debug_info`
+/// stops being readable, or how many units' root entries cannot be read. (Its entries
+/// are read only when a reference leads there, by the threads that parse units.)
+fn sup_damage(s: &Sections) -> Option<String> {
+    let dwarf = load_dwo(s)?;
+    let mut headers = dwarf.units();
+    let mut unreadable = 0usize;
+    let mut at = 0u64;
+    loop {
+        match headers.next() {
+            Ok(Some(header)) => {
+                at = (header.offset().0 + header.length_including_self()) as u64;
+                if root_unit(&dwarf, header).is_none() {
+                    unreadable += 1;
+                }
+            }
+            Ok(None) => break,
+            Err(e) => {
+                return Some(format!(
+                    "its .debug_info cannot be read from byte {at}: {e}"
+                ));
+            }
+        }
+    }
+    (unreadable > 0).then(|| format!("{unreadable} units whose first entry cannot be read"))
 }
 
 /// Every path the DWARF of `elf` may take a supplementary file from (see
