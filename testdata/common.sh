@@ -128,6 +128,25 @@ cpu_refs() {
     common_refs "$@"
 }
 
+# addr2line_answers PROGRAM NAME: binutils' answers (addr2line -f -i -C) for every
+# instruction of PROGRAM, as rows of testdata/addresses.tsv (NAME, the address, then
+# function and file:line of each frame), for tests/addresses.rs.
+addr2line_answers() {
+    objdump -d --no-show-raw-insn "$1" | sed -n 's/^ *\([0-9a-f][0-9a-f]*\):.*/\1/p' |
+        addr2line -a -f -i -C -e "$1" | python3 -c '
+import sys
+rows, cur = [], None
+for line in sys.stdin.read().splitlines():
+    if line.startswith("0x") and len(line) == 18:
+        cur = [sys.argv[1], line[2:].lstrip("0") or "0"]
+        rows.append(cur)
+    else:
+        cur.append(line)
+for r in rows:
+    print("\t".join(r))
+' "$2"
+}
+
 # finish_case KEEP...: replace the generated files of testdata/<case> by those of $RUN.
 #   KEEP: files/dirs of testdata/<case> that are hand-written (README.md, build.sh, sources).
 finish_case() {

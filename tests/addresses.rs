@@ -319,13 +319,22 @@ fn files_processed_by_dwz_answer_as_before() {
         want.keys().collect::<Vec<_>>(),
         ["t-dwz/libtdwz.so", "t-dwz/tdwz"]
     );
+    for (file, rows) in &want {
+        // The first asked is the first instruction of .init.
+        assert_eq!(rows[0].1[0].0, "_init", "{file}");
+    }
+    assert_answers_as(&want, 2000);
+}
+
+/// Asks rpprof every address of `want` (binutils' names of inlined functions), with the
+/// DWARF read whole and for the asked addresses only, and fails naming the first answers
+/// that differ; `at_least`: how many addresses there must be.
+fn assert_answers_as(want: &Answers, at_least: usize) {
     for only_asked in [false, true] {
         let got = answers_of(want.clone(), true, only_asked);
         let mut compared = 0;
         let mut failures = Vec::new();
-        for (file, rows) in &want {
-            // The first asked is the first instruction of .init.
-            assert_eq!(rows[0].1[0].0, "_init", "{file}");
+        for (file, rows) in want {
             for ((vma, w), (_, g)) in rows.iter().zip(&got[file]) {
                 compared += 1;
                 if w != g {
@@ -333,7 +342,7 @@ fn files_processed_by_dwz_answer_as_before() {
                 }
             }
         }
-        assert!(compared > 2000, "only {compared} addresses");
+        assert!(compared > at_least, "only {compared} addresses");
         assert!(
             failures.is_empty(),
             "{} of {compared} differ (only asked: {only_asked}):\n{}",
@@ -398,28 +407,11 @@ fn a_split_dwarf_program_answers_as_its_plain_build() {
     common::link_case("t-split");
     let want = gzipped_answers("t-split/plain-answers.tsv.gz");
     assert_eq!(want.keys().collect::<Vec<_>>(), ["t-split/tsplit"]);
-    for only_asked in [false, true] {
-        let got = answers_of(want.clone(), true, only_asked);
-        let rows = &want["t-split/tsplit"];
-        let failures: Vec<String> = rows
-            .iter()
-            .zip(&got["t-split/tsplit"])
-            .filter(|(w, g)| w != g)
-            .map(|((vma, w), (_, g))| format!("0x{vma:x}\n  want {w:?}\n  got  {g:?}"))
-            .collect();
-        assert!(rows.len() > 1000, "only {} addresses", rows.len());
-        assert!(
-            failures.is_empty(),
-            "{} of {} differ (only asked: {only_asked}):\n{}",
-            failures.len(),
-            rows.len(),
-            failures[..failures.len().min(5)].join("\n")
-        );
-    }
+    assert_answers_as(&want, 1000);
     // The .dwo files are part of what the symbol cache's key is made of.
     let elf = Elf::open(&common::root().join("testdata/t-split/tsplit")).unwrap();
     assert_eq!(
-        dwarf::split_dwarf_candidates(&elf),
+        dwarf::dependency_candidates(&elf),
         [
             common::root().join("testdata/t-split/tsplit.dwp"),
             PathBuf::from("/tmp/rpprof-corpus/t-split/tsplit.dwo"),
@@ -469,31 +461,14 @@ fn a_split_dwarf_program_without_its_dwo_files_says_so() {
 fn a_split_dwarf_program_answers_from_its_dwp_package() {
     let want = gzipped_answers("t-split/plain4-answers.tsv.gz");
     assert_eq!(want.keys().collect::<Vec<_>>(), ["t-split/tsplit-packed"]);
-    for only_asked in [false, true] {
-        let got = answers_of(want.clone(), true, only_asked);
-        let rows = &want["t-split/tsplit-packed"];
-        let failures: Vec<String> = rows
-            .iter()
-            .zip(&got["t-split/tsplit-packed"])
-            .filter(|(w, g)| w != g)
-            .map(|((vma, w), (_, g))| format!("0x{vma:x}\n  want {w:?}\n  got  {g:?}"))
-            .collect();
-        assert!(rows.len() > 1000, "only {} addresses", rows.len());
-        assert!(
-            failures.is_empty(),
-            "{} of {} differ (only asked: {only_asked}):\n{}",
-            failures.len(),
-            rows.len(),
-            failures[..failures.len().min(5)].join("\n")
-        );
-    }
+    assert_answers_as(&want, 1000);
     let path = common::root().join("testdata/t-split/tsplit-packed");
     let elf = Elf::open(&path).unwrap();
     let mut warnings = Vec::new();
     dwarf::load_for(&elf, false, None, &mut warnings);
     assert!(warnings.is_empty(), "{warnings:?}");
     assert!(
-        dwarf::split_dwarf_candidates(&elf)
+        dwarf::dependency_candidates(&elf)
             .contains(&common::root().join("testdata/t-split/tsplit-packed.dwp")),
         "the package is not part of the cache key"
     );

@@ -560,19 +560,29 @@ fn sup_damage(s: &Sections) -> Option<String> {
     (unreadable > 0).then(|| format!("{unreadable} units whose first entry cannot be read"))
 }
 
-/// Every path the DWARF of `elf` may take a supplementary file from (see
-/// [`find_sup_file`]): named by `elf`'s own link, or by that of any separate debug file
-/// it may use. What, with [`debug_file_candidates`], decides the answers besides `elf`.
-pub fn sup_file_candidates(elf: &Elf) -> Vec<PathBuf> {
-    if elf.has_dwarf() {
-        return sup_file_places(elf);
+/// Every other file the DWARF of `elf` may read besides its separate debug file (see
+/// [`debug_file_candidates`]): a supplementary file ([`find_sup_file`]) and split DWARF
+/// files (`.dwo` files, `<file>.dwp`), named by `elf` itself or by any separate debug file
+/// it may use (each opened once). With [`debug_file_candidates`], what decides the answers
+/// besides `elf`.
+pub fn dependency_candidates(elf: &Elf) -> Vec<PathBuf> {
+    let opened: Vec<Elf>;
+    let holders: &[Elf] = if elf.has_dwarf() {
+        std::slice::from_ref(elf)
+    } else {
+        opened = debug_file_candidates(elf)
+            .iter()
+            .filter(|c| std::fs::metadata(c).is_ok_and(|m| m.is_file()))
+            .filter_map(|c| Elf::open(c).ok())
+            .collect();
+        &opened
+    };
+    let mut out = Vec::new();
+    for holder in holders {
+        out.extend(sup_file_places(holder));
+        out.extend(split_dwarf_places(holder, elf));
     }
-    debug_file_candidates(elf)
-        .iter()
-        .filter(|c| std::fs::metadata(c).is_ok_and(|m| m.is_file()))
-        .filter_map(|c| Elf::open(c).ok())
-        .flat_map(|d| sup_file_places(&d))
-        .collect()
+    out
 }
 
 /// `/usr/lib/debug/.build-id/xx/yyyy.debug` for the build id `id`.
@@ -932,7 +942,7 @@ impl<'a> Tables<'a> {
             if let Some(o) = header.offset().to_debug_info_offset(&header) {
                 at = (o.0 + header.length_including_self()) as u64;
             }
-            let Some(mut slot) = unit_slot(&dwarf, header) else {
+            let Some((mut slot, root)) = unit_slot_and_root(&dwarf, header) else {
                 unreadable_roots += 1;
                 continue;
             };
@@ -940,21 +950,18 @@ impl<'a> Tables<'a> {
             let is_wanted = wanted.as_deref().is_none_or(|w| {
                 slot.ranges.is_empty() || slot.ranges.iter().any(|&(lo, hi)| wants(w, lo, hi))
             });
-            if (!dwos.is_empty() || pkg.is_some())
-                && is_wanted
-                && let Some(skeleton) = root_unit(&dwarf, header)
-            {
+            if (!dwos.is_empty() || pkg.is_some()) && is_wanted {
                 let from_pkg = pkg
                     .as_ref()
-                    .and_then(|p| p.find_cu(skeleton.dwo_id?, &dwarf).ok().flatten());
+                    .and_then(|p| p.find_cu(root.dwo_id?, &dwarf).ok().flatten());
                 let split = from_pkg.or_else(|| {
-                    let path = dwo_path(&dwarf, &skeleton)?;
+                    let path = dwo_path(&dwarf, &root)?;
                     let dwo = *dwos.get(path.as_path())?;
                     let mut d = load_dwo(dwo)?;
                     d.make_dwo(&dwarf);
                     Some(d)
                 });
-                slot.split = split.and_then(|d| split_of(d, &skeleton));
+                slot.split = split.and_then(|d| split_of(d, &root));
             }
             let idx = units.len();
             // A partial unit without ranges holds no code (dwz moves entries shared by
@@ -1921,6 +1928,14 @@ fn unit_slot<'a>(
     dwarf: &gimli::Dwarf<R<'a>>,
     header: gimli::UnitHeader<R<'a>>,
 ) -> Option<UnitSlot<'a>> {
+    unit_slot_and_root(dwarf, header).map(|(slot, _)| slot)
+}
+
+/// [`unit_slot`], and the unit as far as its root entry tells ([`root_unit`]).
+fn unit_slot_and_root<'a>(
+    dwarf: &gimli::Dwarf<R<'a>>,
+    header: gimli::UnitHeader<R<'a>>,
+) -> Option<(UnitSlot<'a>, gimli::Unit<R<'a>>)> {
     let unit = root_unit(dwarf, header)?;
     let mut lang = None;
     let mut ranges = Vec::new();
@@ -1941,7 +1956,7 @@ fn unit_slot<'a>(
             }
         }
     }
-    let comp_dir = unit.comp_dir.map(|d| {
+    let comp_dir = unit.comp_dir.as_ref().map(|d| {
         let d = String::from_utf8_lossy(d.slice()).into_owned();
         // binutils drops an Irix "<machine>.:" prefix.
         match d.find(':') {
@@ -1951,7 +1966,7 @@ fn unit_slot<'a>(
             _ => d,
         }
     });
-    Some(UnitSlot {
+    let slot = UnitSlot {
         header,
         full: std::sync::OnceLock::new(),
         lang,
@@ -1959,7 +1974,8 @@ fn unit_slot<'a>(
         ranges,
         partial,
         split: None,
-    })
+    };
+    Some((slot, unit))
 }
 
 /// The `.dwo` file a skeleton unit names (`DW_AT_dwo_name`, `DW_AT_GNU_dwo_name`), joined
@@ -2088,35 +2104,25 @@ fn dwp_places(files: &[&Path]) -> Vec<PathBuf> {
     out
 }
 
-/// The `.dwo` files the DWARF of `elf` (or of its separate debug file) may read: what,
-/// with the file itself, decides the answers of a program built with `-gsplit-dwarf`.
-pub fn split_dwarf_candidates(elf: &Elf) -> Vec<PathBuf> {
-    let holders: Vec<Elf> = if elf.has_dwarf() {
-        Vec::new()
-    } else {
-        debug_file_candidates(elf)
-            .iter()
-            .filter(|c| std::fs::metadata(c).is_ok_and(|m| m.is_file()))
-            .filter_map(|c| Elf::open(c).ok())
-            .collect()
-    };
-    let mut out = Vec::new();
-    for holder in std::iter::once(elf).chain(&holders) {
-        let has_addr = holder
-            .sections
-            .iter()
-            .any(|s| s.name == b".debug_addr" || s.name == b".zdebug_addr");
-        if has_addr
-            && may_be_split(holder)
-            && let Ok(s) = Sections::read(holder.data.clone(), false)
-        {
-            let split = split_units(&s, None);
-            if !split.is_empty() {
-                out.extend(dwp_places(&[&holder.path, &elf.path]));
-                out.extend(split.into_iter().map(|u| u.0));
-            }
-        }
+/// The split DWARF files the DWARF in `holder` (`elf` or its separate debug file) may
+/// read: the package `<file>.dwp` of either, and each skeleton unit's `.dwo` file.
+fn split_dwarf_places(holder: &Elf, elf: &Elf) -> Vec<PathBuf> {
+    let has_addr = holder
+        .sections
+        .iter()
+        .any(|s| s.name == b".debug_addr" || s.name == b".zdebug_addr");
+    if !has_addr || !may_be_split(holder) {
+        return Vec::new();
     }
+    let Ok(s) = Sections::read(holder.data.clone(), false) else {
+        return Vec::new();
+    };
+    let split = split_units(&s, None);
+    if split.is_empty() {
+        return Vec::new();
+    }
+    let mut out = dwp_places(&[&holder.path, &elf.path]);
+    out.extend(split.into_iter().map(|u| u.0));
     out
 }
 

@@ -1090,10 +1090,7 @@ impl Local {
                     key.bytes(&cache::identity(&c, None));
                 }
             }
-            for c in super::dwarf::sup_file_candidates(&elf)
-                .into_iter()
-                .chain(super::dwarf::split_dwarf_candidates(&elf))
-            {
+            for c in super::dwarf::dependency_candidates(&elf) {
                 key.bytes(c.as_os_str().as_encoded_bytes());
                 key.bytes(&cache::identity(&c, None));
             }

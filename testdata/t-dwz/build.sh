@@ -27,20 +27,7 @@ ref google-pprof tdwz.hprof.0001.heap list-put tdwz '--list=Table::put'
 # the processed files must give them): file, address, then function and file:line of each
 # frame, as testdata/addresses.tsv; gzip'ed (2.3 MB of long C++ names, 34 kB).
 for f in tdwz libtdwz.so; do
-    objdump -d --no-show-raw-insn "$f" | sed -n 's/^ *\([0-9a-f][0-9a-f]*\):.*/\1/p' > "$f.addrs"
-    addr2line -a -f -i -C -e "$f" < "$f.addrs" | python3 -c '
-import sys
-rows, cur = [], None
-for line in sys.stdin.read().splitlines():
-    if line.startswith("0x") and len(line) == 18:
-        cur = [sys.argv[1], line[2:].lstrip("0") or "0"]
-        rows.append(cur)
-    else:
-        cur.append(line)
-for r in rows:
-    print("\t".join(r))
-' "t-dwz/$f"
-    rm "$f.addrs"
+    addr2line_answers "$f" "t-dwz/$f"
 done | gzip -9n > before-dwz.tsv.gz
 
 # Now the files as a distribution ships them: shared entries moved into tdwz.dwz (named

@@ -32,24 +32,8 @@ IGNORE='Index::add'
 heap_refs google-pprof tsplit tsplit.hprof.0001.heap
 ref google-pprof tsplit.hprof.0001.heap list-add tsplit '--list=Index::add'
 # binutils' answers for every instruction (tests/addresses.rs asks them of the split
-# build): testdata/addresses.tsv's rows, gzip'ed. answers PROGRAM NAME: those of PROGRAM,
-# for the file NAME.
-answers() {
-    objdump -d --no-show-raw-insn "$1" | sed -n 's/^ *\([0-9a-f][0-9a-f]*\):.*/\1/p' |
-        addr2line -a -f -i -C -e "$1" | python3 -c '
-import sys
-rows, cur = [], None
-for line in sys.stdin.read().splitlines():
-    if line.startswith("0x") and len(line) == 18:
-        cur = [sys.argv[1], line[2:].lstrip("0") or "0"]
-        rows.append(cur)
-    else:
-        cur.append(line)
-for r in rows:
-    print("\t".join(r))
-' "$2" | gzip -9n
-}
-answers tsplit t-split/tsplit > plain-answers.tsv.gz
+# build), gzip'ed.
+addr2line_answers tsplit t-split/tsplit | gzip -9n > plain-answers.tsv.gz
 mv tsplit.split tsplit
 # What google-pprof prints for the split build (README): names from the symbol table.
 "${REFENV[@]}" /usr/bin/google-pprof --text --lines --lib_prefix=. ./tsplit tsplit.hprof.0001.heap \
@@ -80,7 +64,7 @@ for p in tsplit-packed tsplit.plain4; do
     cmp <(objcopy -O binary --only-section=.text tsplit /dev/stdout) \
         <(objcopy -O binary --only-section=.text $p /dev/stdout)
 done
-answers tsplit.plain4 t-split/tsplit-packed > plain4-answers.tsv.gz
+addr2line_answers tsplit.plain4 t-split/tsplit-packed | gzip -9n > plain4-answers.tsv.gz
 rm -f ./*.o moved_*.dwo packed_*.dwo tsplit.plain tsplit.plain4
 
 finish_case tsplit.h tsplit.cc tsplit_index.cc
