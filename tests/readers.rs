@@ -420,6 +420,28 @@ fn gzip_compressed_profiles_are_read() {
         let half = &packed[..packed.len() / 2];
         let cut = rpprof::profile::parse(half, &path).unwrap();
         assert_eq!(cut.cut_at, Some(half.len() as u64), "{f}");
+        // Bytes after the gzip data (zeros left by a preallocating writer, or other bytes):
+        // ignored with a warning, as gzip(1) does.
+        for (tail, what) in [
+            (vec![0u8; 1000], "are zeros"),
+            (b"junk\n".to_vec(), "are not gzip"),
+        ] {
+            let mut padded = packed.clone();
+            padded.extend_from_slice(&tail);
+            let mut read = rpprof::profile::parse(&padded, &path).unwrap();
+            let note = read.notes.pop().unwrap_or_default();
+            assert_eq!(read, plain, "{f}");
+            let at = format!(
+                "the {} bytes after its gzip data (from byte {}) {what}",
+                tail.len(),
+                packed.len()
+            );
+            assert!(note.contains(&at), "{f}: {note}");
+        }
+        // Two members (files concatenated): read one after the other, as gzip(1) reads them.
+        let mut two = gz(&data[..data.len() / 2]);
+        two.extend(gz(&data[data.len() / 2..]));
+        assert_eq!(rpprof::profile::parse(&two, &path).unwrap(), plain, "{f}");
         // Damaged: said.
         let mut bad = packed.clone();
         bad[12..20].fill(0xff);

@@ -258,7 +258,7 @@ pub const THREAD_TYPES: [SampleType; 1] = [SampleType {
 /// format.
 pub fn parse(data: &[u8], path: &Path) -> Result<Profile> {
     if data.starts_with(&GZIP) {
-        let (inflated, cut) = gunzip(data, path)?;
+        let (inflated, cut, trailing) = gunzip(data, path)?;
         if inflated.starts_with(&GZIP) {
             return Err(Error::format(
                 path,
@@ -281,6 +281,7 @@ pub fn parse(data: &[u8], path: &Path) -> Result<Profile> {
             // (Where the file is cut, not what it decompresses to.)
             p.cut_at = Some(at);
         }
+        p.notes.extend(trailing);
         return Ok(p);
     }
     parse_plain(data, path)
@@ -320,44 +321,69 @@ fn gunzip_head(head: &[u8]) -> Vec<u8> {
     out
 }
 
-/// The data of a gzip-compressed profile (a dump compressed by log rotation, say). Cut short
-/// (a dump being compressed), what it decompresses to up to the cut, and where the cut is.
-fn gunzip(data: &[u8], path: &Path) -> Result<(Vec<u8>, Option<u64>)> {
+/// The data of a gzip-compressed profile (a dump compressed by log rotation, say): what its
+/// members decompress to, one after the other (as gzip(1) reads concatenated files), and
+/// where it is cut short (a dump being compressed), if it is. Bytes after the last member
+/// that start no other one (zeros a copy to tape or a preallocating writer leaves) are
+/// ignored, as gzip(1) ignores them, with a warning in the third value.
+fn gunzip(data: &[u8], path: &Path) -> Result<(Vec<u8>, Option<u64>, Option<String>)> {
     use std::io::Read;
     // Text profiles compress some 10 to 30 times; a thousand times is a bomb's.
     let limit = (data.len() as u64)
         .saturating_mul(1000)
         .clamp(1 << 26, MAX_INFLATED);
     let mut out = Vec::new();
-    let mut gz = flate2::read::MultiGzDecoder::new(data).take(limit + 1);
-    let cut = match gz.read_to_end(&mut out) {
-        Ok(_) => None,
-        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof && !out.is_empty() => {
-            Some(data.len() as u64)
+    let mut rest = data;
+    let (mut cut, mut trailing) = (None, None);
+    while !rest.is_empty() {
+        if !rest.starts_with(&GZIP) {
+            let at = data.len() - rest.len();
+            let what = if rest.iter().all(|&b| b == 0) {
+                "zeros"
+            } else {
+                "not gzip data"
+            };
+            trailing = Some(format!(
+                "Warning: {}: the {} bytes after its gzip data (from byte {at}) are {what}: ignored, as gzip ignores them",
+                path.display(),
+                rest.len()
+            ));
+            break;
         }
-        Err(e) => {
+        // A bufread decoder takes exactly its member's bytes from `rest`.
+        let mut gz = flate2::bufread::GzDecoder::new(rest);
+        let room = (limit + 1).saturating_sub(out.len() as u64);
+        match (&mut gz).take(room).read_to_end(&mut out) {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof && !out.is_empty() => {
+                cut = Some(data.len() as u64);
+                break;
+            }
+            Err(e) => {
+                return Err(Error::format(
+                    path,
+                    Location::None,
+                    format!(
+                        "gzip-compressed, and damaged: {e} (after {} decompressed bytes)",
+                        out.len()
+                    ),
+                ));
+            }
+        }
+        if out.len() as u64 > limit {
             return Err(Error::format(
                 path,
                 Location::None,
                 format!(
-                    "gzip-compressed, and damaged: {e} (after {} decompressed bytes)",
-                    out.len()
+                    "gzip-compressed, and decompresses to more than {} MiB ({} times its size): not read",
+                    limit >> 20,
+                    limit / (data.len().max(1) as u64)
                 ),
             ));
         }
-    };
-    if out.len() as u64 > limit {
-        return Err(Error::format(
-            path,
-            Location::None,
-            format!(
-                "gzip-compressed, and decompresses to more than {} MiB ({} times its size): not read",
-                limit >> 20,
-                limit / (data.len().max(1) as u64)
-            ),
-        ));
+        rest = gz.into_inner();
     }
-    Ok((out, cut))
+    Ok((out, cut, trailing))
 }
 
 /// [`parse`] of data that is not compressed.
