@@ -1527,4 +1527,21 @@ fn the_trend_page_says_what_it_left_out() {
     // The cut dump has no memory map: its addresses, the others' too, are named from theirs.
     assert!(page.contains(">cache_fill<"), "{page}");
     assert!(!page.contains("0x00005"), "{page}");
+    // A dump older than every one kept, found by a later look at the folder: let go too,
+    // and counted.
+    copy_at(
+        &case.join("ttrend.hprof.0001.heap"),
+        &t.join("ttrend.hprof.0000.heap"),
+        1,
+    );
+    eventually("the older dump counted as let go", || {
+        get(&format!("{}/ui/trend", s.url))
+            .text()
+            .contains("The 5 oldest profiles are no longer kept")
+    });
+    let page = get(&format!("{}/ui/trend", s.url)).text();
+    assert!(
+        page.contains("7 dumps, ttrend.hprof.0005.heap to ttrend.hprof.0011.heap;"),
+        "{page}"
+    );
 }

@@ -709,6 +709,23 @@ impl History {
         Ok(added_names)
     }
 
+    /// Counts `n` more profiles let go without being read (a watched folder's files older
+    /// than every profile kept): the same profiles, a new generation.
+    fn let_go_unread(&self, n: usize) {
+        let snap = self.current();
+        let next = Arc::new(Snapshot {
+            session: snap.session.clone(),
+            entries: snap.entries.clone(),
+            generation: snap.generation + 1,
+            let_go: snap.let_go + n,
+            max_kept: snap.max_kept,
+        });
+        match self.current.write() {
+            Ok(mut c) => *c = next,
+            Err(p) => *p.into_inner() = next,
+        }
+    }
+
     /// Looks at the watched folders once: files that appeared (and stopped changing) join
     /// the history.
     pub fn poll(&self, err: &mut dyn Write) {
@@ -725,6 +742,7 @@ impl History {
             .find(|e| !e.pinned)
             .map(|e| (e.time, e.path.clone()));
         let mut ready: Vec<(PathBuf, SystemTime)> = Vec::new();
+        let mut passed = 0;
         for s in self.sources.iter().filter(|s| s.watched()) {
             for (path, len, mtime) in list(s) {
                 let prev = seen.get(&path).copied();
@@ -763,11 +781,16 @@ impl History {
                     && let Some((t, p)) = &oldest
                     && newer_first((mtime, &path), (*t, p)) == std::cmp::Ordering::Greater
                 {
-                    // Older than every profile kept: it would go at once.
+                    // Older than every profile kept: it would go at once (and is counted
+                    // as let go, as such files are at start-up).
+                    passed += 1;
                     continue;
                 }
                 ready.push((path, mtime));
             }
+        }
+        if passed > 0 {
+            self.let_go_unread(passed);
         }
         if ready.is_empty() {
             return;
