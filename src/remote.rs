@@ -454,19 +454,20 @@ impl Client {
         }
     }
 
-    /// The body of a 2xx answer; `None` for a 404 when `missing_ok`; else one error line.
-    fn body(
+    /// The body of a 2xx answer, to be read (at most [`MAX_BODY`] bytes); `None` for a 404
+    /// when `missing_ok`; else one error line.
+    fn open(
         &self,
         url: &str,
         r: std::result::Result<ureq::http::Response<ureq::Body>, ureq::Error>,
         missing_ok: bool,
-    ) -> Result<Option<Vec<u8>>> {
-        let mut resp = r.map_err(|e| self.transport_error(url, e, false))?;
+    ) -> Result<Option<ureq::BodyReader<'static>>> {
+        let resp = r.map_err(|e| self.transport_error(url, e, false))?;
         let status = resp.status();
         if missing_ok && status.as_u16() == 404 {
             return Ok(None);
         }
-        let mut reader = resp.body_mut().with_config().limit(MAX_BODY).reader();
+        let mut reader = resp.into_body().into_with_config().limit(MAX_BODY).reader();
         if !status.is_success() {
             let code = status.as_u16();
             let reason = status.canonical_reason().unwrap_or("");
@@ -483,21 +484,63 @@ impl Client {
                 "{url}: HTTP {code} {reason}{what}: {head:?}"
             )));
         }
-        let mut body = Vec::new();
-        reader.read_to_end(&mut body).map_err(|e| {
-            // ureq reports its own errors inside io::Error.
-            match e.into_inner().map(|i| i.downcast::<ureq::Error>()) {
-                Some(Ok(u)) => self.transport_error(url, *u, true),
-                Some(Err(other)) if other.to_string().contains("disconnected") => {
-                    Error::refused(format!(
-                        "{url}: the server closed the connection before the answer was complete"
-                    ))
-                }
-                Some(Err(other)) => Error::refused(format!("{url}: reading the answer: {other}")),
-                None => Error::refused(format!("{url}: the answer was cut short")),
+        Ok(Some(reader))
+    }
+
+    /// The error line for `e`, met reading the body of `url`.
+    fn read_error(&self, url: &str, e: std::io::Error) -> Error {
+        // ureq reports its own errors inside io::Error.
+        match e.into_inner().map(|i| i.downcast::<ureq::Error>()) {
+            Some(Ok(u)) => self.transport_error(url, *u, true),
+            Some(Err(other)) if other.to_string().contains("disconnected") => Error::refused(
+                format!("{url}: the server closed the connection before the answer was complete"),
+            ),
+            Some(Err(other)) => Error::refused(format!("{url}: reading the answer: {other}")),
+            None => Error::refused(format!("{url}: the answer was cut short")),
+        }
+    }
+
+    /// The body of a 2xx answer; `None` for a 404 when `missing_ok`; else one error line.
+    fn body(
+        &self,
+        url: &str,
+        r: std::result::Result<ureq::http::Response<ureq::Body>, ureq::Error>,
+        missing_ok: bool,
+    ) -> Result<Option<Vec<u8>>> {
+        let Some(mut reader) = self.open(url, r, missing_ok)? else {
+            return Ok(None);
+        };
+        // Grown by doubling up to the limit, never past it: an endless answer stops at
+        // MAX_BODY bytes held, not twice that (as `read_to_end`'s doubling would make it).
+        let mut body: Vec<u8> = Vec::with_capacity(1 << 16);
+        loop {
+            let room = body.capacity() - body.len();
+            let got = reader
+                .by_ref()
+                .take(room as u64)
+                .read_to_end(&mut body)
+                .map_err(|e| self.read_error(url, e))?;
+            if got == 0 && room > 0 {
+                return Ok(Some(body));
             }
-        })?;
-        Ok(Some(body))
+            if body.len() == body.capacity() {
+                let more = body
+                    .capacity()
+                    .min(MAX_BODY as usize + 1 - body.len())
+                    .max(1);
+                body.reserve_exact(more);
+            }
+        }
+    }
+
+    /// GET `url`, a page whose answer may be large: its body to be read (at most
+    /// [`MAX_BODY`] bytes, errors said by [`Client::read_error`]), else one error line.
+    fn get_reader(&self, url: &str) -> Result<ureq::BodyReader<'static>> {
+        Self::check_roots(url)?;
+        let r = self.agent_for(url).get(url).call();
+        // (`open` answers None only when a 404 is allowed.)
+        self.open(url, r, false)?
+            .ok_or_else(|| Error::refused(format!("{url}: HTTP 404")))
     }
 
     /// GET `url`: the body of a 2xx answer, else one error line.
@@ -631,17 +674,25 @@ pub fn fetch_profile(
         )
     };
     let _ = err.flush();
-    let body = Client::new(timeout).get(&url)?;
-    if body.is_empty() {
+    // The answer goes to its file as it comes (a CPU profile may be large; an endless answer
+    // stops at the limit, having held a few kB): its start is looked at first.
+    let client = Client::new(timeout);
+    let mut body = client.get_reader(&url)?;
+    let mut head = Vec::with_capacity(4096);
+    body.by_ref()
+        .take(4096)
+        .read_to_end(&mut head)
+        .map_err(|e| client.read_error(&url, e))?;
+    if head.is_empty() {
         return Err(Error::refused(format!("{url}: the answer is empty")));
     }
-    if !crate::profile::looks_like_profile(&body[..body.len().min(4096)]) {
-        if body.starts_with(&[0x1f, 0x8b]) {
+    if !crate::profile::looks_like_profile(&head) {
+        if head.starts_with(&[0x1f, 0x8b]) {
             return Err(Error::refused(format!(
                 "{url}: the answer is gzip-compressed and not a gperftools or jemalloc profile (a protobuf profile, as Go servers send? Go pprof reads those)"
             )));
         }
-        let head = String::from_utf8_lossy(&body[..body.len().min(80)]);
+        let head = String::from_utf8_lossy(&head[..head.len().min(80)]);
         let head: String = head.split_whitespace().collect::<Vec<_>>().join(" ");
         return Err(Error::refused(format!(
             "{url}: the answer is not a profile: {head:?}"
@@ -650,10 +701,37 @@ pub fn fetch_profile(
     // The directory is made once there is something to put in it.
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     let tmp = dir.join(format!(".tmp.{name}"));
-    std::fs::write(&tmp, &body).map_err(|e| Error::io(&tmp, e))?;
-    std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
+    let saved = save_body(&client, &url, &head, &mut body, &tmp)
+        .and_then(|()| std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e)));
+    if let Err(e) = saved {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
     let _ = writeln!(err, "Wrote profile to {}", path.display());
     Ok(path)
+}
+
+/// Writes `head` and the rest of `body` (the answer to `url`) to the new file `to`.
+fn save_body(
+    client: &Client,
+    url: &str,
+    head: &[u8],
+    body: &mut dyn Read,
+    to: &Path,
+) -> Result<()> {
+    let mut file = std::fs::File::create(to).map_err(|e| Error::io(to, e))?;
+    file.write_all(head).map_err(|e| Error::io(to, e))?;
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = match body.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(client.read_error(url, e)),
+        };
+        file.write_all(&buf[..n]).map_err(|e| Error::io(to, e))?;
+    }
+    file.flush().map_err(|e| Error::io(to, e))
 }
 
 fn file_name_of(p: &Path) -> String {

@@ -97,6 +97,9 @@ struct Pages {
     symbols: BTreeMap<u64, String>,
     /// Path → where it redirects to (`302 Found`).
     redirects: BTreeMap<String, String>,
+    /// Path → a body sent whole under a `Content-Length` twice its size, the connection
+    /// then closed: an answer cut short.
+    cut: BTreeMap<String, Vec<u8>>,
 }
 
 /// A running test server; its thread ends with the test process.
@@ -232,6 +235,18 @@ fn answer<S: Read + Write>(stream: &mut S, pages: &Pages, seen: &Mutex<Vec<Strin
                 }
             }
             ("200 OK", out.into_bytes())
+        }
+        ("GET", p) if pages.cut.contains_key(p) => {
+            let body = &pages.cut[p];
+            let stream = reader.into_inner();
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nContent-Type: text/plain\r\n\r\n",
+                2 * body.len()
+            );
+            let _ = stream.write_all(body);
+            let _ = stream.flush();
+            return;
         }
         ("GET", p) => match pages.files.get(p) {
             Some(b) => ("200 OK", b.clone()),
@@ -775,6 +790,26 @@ fn handshake_failures_and_timeouts() {
     );
     fails(&out, &[&url, "timed out"]);
     assert!(saved(&tmp).is_empty(), "{:?}", saved(&tmp));
+}
+
+/// An answer cut short after its first kB (the server dies while sending): one line, and
+/// nothing left in $PPROF_TMPDIR (the answer is written to its file as it comes).
+#[test]
+fn an_answer_cut_short_leaves_no_file() {
+    let tmp = test_dir("cut-short");
+    let case = common::root().join("testdata/t-heap");
+    let (mut pages, _) = heap_pages(&tmp);
+    let whole = pages.files["/pprof/heap"].clone();
+    assert!(whole.len() > 16 << 10, "{}", whole.len());
+    pages.cut.insert("/pprof/heap".to_string(), whole);
+    let plain = serve(Mode::Plain, None, pages);
+    let url = format!("http://127.0.0.1:{}/pprof/heap", plain.port);
+    let out = rpprof(&case, &tmp, &["--text", "theap", &url], &[]);
+    fails(
+        &out,
+        &[&url, "closed the connection before the answer was complete"],
+    );
+    assert_eq!(saved(&tmp), [tmp.join("theap.raw")]);
 }
 
 /// A connection the server refuses at once: still one line.
