@@ -657,7 +657,6 @@ pub fn fetch_profile(
         }
         path = dir.join(format!("{name}.{n}"));
     }
-    let name = file_name_of(&path);
     // (Messages only: a standard error that cannot be written to does not stop the fetch.)
     let _ = if target.timed() {
         writeln!(
@@ -700,14 +699,38 @@ pub fn fetch_profile(
     }
     // The directory is made once there is something to put in it.
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-    let tmp = dir.join(format!(".tmp.{name}"));
+    // Fetches under way at once (the web UI's --every, one per server) write files of
+    // their own, and each takes a name no other has taken (the name said above, or the next
+    // free one).
+    static FETCHES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let tmp = dir.join(format!(
+        ".tmp.{}.{}.{}",
+        std::process::id(),
+        FETCHES.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        file_name_of(&path)
+    ));
     let saved = save_body(&client, &url, &head, &mut body, &tmp)
-        .and_then(|()| std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e)));
-    if let Err(e) = saved {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e);
-    }
+        .and_then(|()| claim_name(&tmp, path, &dir, &name));
+    let _ = std::fs::remove_file(&tmp);
+    let path = saved?;
     let _ = writeln!(err, "Wrote profile to {}", path.display());
+    Ok(path)
+}
+
+/// Gives the complete file `tmp` the name `path`, or if another file took it meanwhile, the
+/// first free `<name>.<n>` in `dir`; `tmp` is left for the caller to remove. Where the file
+/// system has no hard links, `tmp` is renamed to `path`.
+fn claim_name(tmp: &Path, mut path: PathBuf, dir: &Path, name: &str) -> Result<PathBuf> {
+    for n in 1.. {
+        match std::fs::hard_link(tmp, &path) {
+            Ok(()) => return Ok(path),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                path = dir.join(format!("{name}.{n}"));
+            }
+            Err(_) => break,
+        }
+    }
+    std::fs::rename(tmp, &path).map_err(|e| Error::io(&path, e))?;
     Ok(path)
 }
 
@@ -719,7 +742,11 @@ fn save_body(
     body: &mut dyn Read,
     to: &Path,
 ) -> Result<()> {
-    let mut file = std::fs::File::create(to).map_err(|e| Error::io(to, e))?;
+    let mut file = std::fs::File::options()
+        .write(true)
+        .create_new(true)
+        .open(to)
+        .map_err(|e| Error::io(to, e))?;
     file.write_all(head).map_err(|e| Error::io(to, e))?;
     let mut buf = vec![0u8; 1 << 16];
     loop {
@@ -810,6 +837,26 @@ pub fn symbols(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two fetches that chose the same name (the same second, host and page): the second to
+    /// finish takes the next free name, neither file replaced.
+    #[test]
+    fn a_taken_name_is_not_replaced() {
+        let dir = std::env::temp_dir().join(format!("rpprof-claim-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let (a, b) = (dir.join(".tmp.a"), dir.join(".tmp.b"));
+        std::fs::write(&a, "first").unwrap();
+        std::fs::write(&b, "second").unwrap();
+        let name = "prog.1.host.pprof.heap";
+        let first = claim_name(&a, dir.join(name), &dir, name).unwrap();
+        let second = claim_name(&b, dir.join(name), &dir, name).unwrap();
+        assert_eq!(first, dir.join(name));
+        assert_eq!(second, dir.join(format!("{name}.1")));
+        assert_eq!(std::fs::read_to_string(&first).unwrap(), "first");
+        assert_eq!(std::fs::read_to_string(&second).unwrap(), "second");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn certificate_dates_and_names() {

@@ -792,8 +792,8 @@ fn handshake_failures_and_timeouts() {
     assert!(saved(&tmp).is_empty(), "{:?}", saved(&tmp));
 }
 
-/// An answer cut short after its first kB (the server dies while sending): one line, and
-/// nothing left in $PPROF_TMPDIR (the answer is written to its file as it comes).
+/// An answer cut short (the server closes the connection before the length it announced):
+/// one line, and nothing left in $PPROF_TMPDIR (the answer is written to a file as it comes).
 #[test]
 fn an_answer_cut_short_leaves_no_file() {
     let tmp = test_dir("cut-short");

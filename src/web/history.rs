@@ -710,7 +710,8 @@ impl History {
     }
 
     /// Counts `n` more profiles let go without being read (a watched folder's files older
-    /// than every profile kept): the same profiles, a new generation.
+    /// than every profile kept): the same profiles, a new generation. Called with `update`
+    /// held, as [`History::add`] is, so that the two do not race.
     fn let_go_unread(&self, n: usize) {
         let snap = self.current();
         let next = Arc::new(Snapshot {
