@@ -425,6 +425,7 @@ fn gzip_compressed_profiles_are_read() {
         for (tail, what) in [
             (vec![0u8; 1000], "are zeros"),
             (b"junk\n".to_vec(), "are not gzip"),
+            (b"\x1f\x8b\x08".to_vec(), "are not gzip"),
         ] {
             let mut padded = packed.clone();
             padded.extend_from_slice(&tail);

@@ -336,8 +336,9 @@ fn gunzip(data: &[u8], path: &Path) -> Result<(Vec<u8>, Option<u64>, Option<Stri
     let mut rest = data;
     let (mut cut, mut trailing) = (None, None);
     while !rest.is_empty() {
-        if !rest.starts_with(&GZIP) {
-            let at = data.len() - rest.len();
+        let at = data.len() - rest.len();
+        // (After a member, fewer bytes than a member's header and trailer start none.)
+        if !rest.starts_with(&GZIP) || (at > 0 && rest.len() < 18) {
             let what = if rest.iter().all(|&b| b == 0) {
                 "zeros"
             } else {
@@ -360,11 +361,16 @@ fn gunzip(data: &[u8], path: &Path) -> Result<(Vec<u8>, Option<u64>, Option<Stri
                 break;
             }
             Err(e) => {
+                let member = if at > 0 {
+                    format!(", in the gzip member from byte {at}")
+                } else {
+                    String::new()
+                };
                 return Err(Error::format(
                     path,
                     Location::None,
                     format!(
-                        "gzip-compressed, and damaged: {e} (after {} decompressed bytes)",
+                        "gzip-compressed, and damaged: {e} (after {} decompressed bytes{member})",
                         out.len()
                     ),
                 ));
