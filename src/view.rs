@@ -1194,10 +1194,13 @@ impl Ctx<'_> {
                 },
                 1.0,
             ),
+            // A period of 0 (not written, or the profile made by hand) says nothing of time:
+            // the samples are counted.
+            Kind::Cpu if labels.period == 0 => ("samples", traces::GoUnit::Count, 1.0),
             Kind::Cpu => (
                 "cpu",
                 traces::GoUnit::Nanoseconds,
-                labels.period.max(1) as f64 * 1000.0,
+                labels.period as f64 * 1000.0,
             ),
             Kind::Contention => match self.topts.measure {
                 Measure::Samples => ("contentions", traces::GoUnit::Count, 1.0),

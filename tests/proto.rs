@@ -226,6 +226,33 @@ fn cpu_profile_has_samples_and_nanoseconds() {
     assert!(d.strings.iter().any(|s| s == "nanoseconds"));
 }
 
+/// A CPU profile whose header gives a sampling period of 0 says nothing of time: its
+/// --proto has the samples column only, and its --traces counts samples (neither reads the
+/// period as 1 us).
+#[test]
+fn cpu_period_zero_has_no_time() {
+    let dir = case("t-cpu");
+    let mut data = std::fs::read(dir.join("tcpu-pie.prof")).unwrap();
+    assert_eq!(&data[24..32], &1000u64.to_le_bytes());
+    data[24..32].fill(0);
+    let p0 = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("tcpu-pie-period0.prof");
+    std::fs::write(&p0, &data).unwrap();
+    let p0 = p0.to_str().unwrap();
+    let (_, d) = proto(&dir, &["./tcpu-pie", p0]);
+    assert_eq!(d.types, ["samples"]);
+    assert_eq!(d.default_type, "samples");
+    let total = text_total(&dir, &["./tcpu-pie", p0]);
+    assert_eq!(column(&d, "samples", None) as f64, total);
+    let out = common::rpprof(&dir, &["--traces", "./tcpu-pie", p0]);
+    let traces = String::from_utf8_lossy(&out.stdout);
+    assert!(traces.contains("\nType: samples\n"), "{traces}");
+    assert!(!traces.contains("us "), "{traces}");
+    let out = common::rpprof(&dir, &["--traces", "./tcpu-pie", "tcpu-pie.prof"]);
+    let traces = String::from_utf8_lossy(&out.stdout);
+    assert!(traces.contains("\nType: cpu\n"), "{traces}");
+    assert!(traces.contains("ms "), "{traces}");
+}
+
 #[test]
 fn contention_profile_names_delay_and_contentions() {
     let dir = case("t-contention");

@@ -166,10 +166,13 @@ fn columns(kind: Kind, types: &[SampleType], period: u64) -> (Vec<Column>, (&str
         ),
         Kind::Cpu => {
             let ns = period.saturating_mul(1000);
+            // A period of 0 says nothing of time: no CPU time column (it would be all
+            // zeros), the samples only.
+            let time = (period > 0).then_some(0);
             (
                 [
                     col("samples", "count", Some(0), 1.0),
-                    col("cpu", "nanoseconds", Some(0), ns as f64),
+                    col("cpu", "nanoseconds", time, ns as f64),
                 ]
                 .into_iter()
                 .flatten()
