@@ -518,21 +518,43 @@ fn pprof_meaning<'a>(hits: &[&'a Spelling<'a>], jeprof: bool) -> Option<&'a Spel
         .then_some(**first)
 }
 
-fn check_value(spec: &OptSpec, value: &str) -> Result<()> {
-    let ok = match spec.kind {
+/// `value` checked for option `spec` as Getopt::Long checks it, as clap will read it: a
+/// number's underscores dropped (`1_000`), an integer too large for 64 bits made the largest
+/// one (Perl reads it as a float that large).
+fn check_value(spec: &OptSpec, value: &str) -> Result<String> {
+    let numeric = matches!(
+        spec.kind,
+        ValueKind::Integer | ValueKind::Count | ValueKind::Real
+    );
+    let v = if numeric {
+        value.replace('_', "")
+    } else {
+        return Ok(value.to_string());
+    };
+    let digits = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
+    let checked = match spec.kind {
         ValueKind::Integer => {
-            let d = value.strip_prefix(['-', '+']).unwrap_or(value);
-            !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())
+            let d = v.strip_prefix(['-', '+']).unwrap_or(&v);
+            digits(d).then(|| match v.parse::<i64>() {
+                Ok(_) => v.clone(),
+                Err(_) if v.starts_with('-') => i64::MIN.to_string(),
+                Err(_) => i64::MAX.to_string(),
+            })
         }
         ValueKind::Count => {
-            let d = value.strip_prefix('+').unwrap_or(value);
-            !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())
+            let d = v.strip_prefix('+').unwrap_or(&v);
+            digits(d).then(|| match d.parse::<u64>() {
+                Ok(_) => v.clone(),
+                Err(_) => u64::MAX.to_string(),
+            })
         }
-        ValueKind::Real => value.parse::<f64>().is_ok_and(f64::is_finite),
-        _ => true,
+        _ => v
+            .parse::<f64>()
+            .is_ok_and(f64::is_finite)
+            .then(|| v.clone()),
     };
-    if ok {
-        return Ok(());
+    if let Some(v) = checked {
+        return Ok(v);
     }
     let what = match spec.kind {
         ValueKind::Count if value.starts_with('-') => "a number of 0 or more expected",
@@ -568,6 +590,12 @@ pub fn normalize(argv: &[String], jeprof: bool) -> Result<Vec<String>> {
             b
         } else if a.len() > 1 && a.starts_with('-') {
             &a[1..]
+        } else if let Some(b) = a.strip_prefix('+')
+            && resolve(b.split_once('=').map_or(b, |(n, _)| n), &all, jeprof).is_ok()
+        {
+            // Getopt::Long takes `+` for `-` too (`+text`); a `+` word that names no option
+            // is a file.
+            b
         } else {
             files.push(a.clone());
             continue;
@@ -608,12 +636,22 @@ pub fn normalize(argv: &[String], jeprof: bool) -> Result<Vec<String>> {
                         v.clone()
                     }
                 };
-                check_value(sp.spec, &v)?;
-                values.insert(name, v);
+                let v = check_value(sp.spec, &v)?;
+                if v.is_empty() && (name == "list" || name == "disasm") {
+                    // pprof: `--list ''` is no listing (a script's unset variable).
+                    values.remove(&name);
+                } else {
+                    values.insert(name, v);
+                }
             }
         }
     }
     let mut out = Vec::new();
+    // pprof answers --help before --version, whatever their order.
+    if let Some(i) = order.iter().position(|n| n == "help") {
+        let help = order.remove(i);
+        order.insert(0, help);
+    }
     for name in order {
         if let Some(&on) = switches.get(&name) {
             if on {
@@ -889,6 +927,65 @@ mod tests {
             ["--cum", "--", "a"]
         );
         assert_eq!(norm(&["--", "-x"]).unwrap(), ["--", "-x"]);
+        // `+` as an option's prefix (Getopt::Long's default); a `+` word naming no option
+        // is a file.
+        assert_eq!(
+            norm(&["+text", "prog", "+base=b", "+nodecount", "3", "+x.heap"]).unwrap(),
+            [
+                "--text",
+                "--base=b",
+                "--nodecount=3",
+                "--",
+                "prog",
+                "+x.heap"
+            ]
+        );
+        // Numbers: underscores dropped, integers past 64 bits the largest.
+        assert_eq!(
+            norm(&[
+                "--nodecount=1_000",
+                "--edgefraction=0.1_5",
+                "--seconds",
+                "1_5",
+                "a"
+            ])
+            .unwrap(),
+            [
+                "--nodecount=1000",
+                "--edgefraction=0.15",
+                "--seconds=15",
+                "--",
+                "a"
+            ]
+        );
+        assert_eq!(
+            norm(&[
+                "--nodecount=99999999999999999999",
+                "--seconds=99999999999999999999"
+            ])
+            .unwrap(),
+            [
+                "--nodecount=9223372036854775807",
+                "--seconds=18446744073709551615",
+                "--"
+            ]
+        );
+        assert_eq!(
+            norm(&["--nodecount=-99999999999999999999"]).unwrap(),
+            ["--nodecount=-9223372036854775808", "--"]
+        );
+        // --help before --version, as pprof answers them.
+        assert_eq!(
+            norm(&["--version", "--help"]).unwrap(),
+            ["--help", "--version", "--"]
+        );
+        // An empty --list or --disasm is none (pprof's `eq ''`), the last one given wins.
+        assert_eq!(norm(&["--list", "", "a"]).unwrap(), ["--", "a"]);
+        assert_eq!(norm(&["--list=f", "--list", "", "a"]).unwrap(), ["--", "a"]);
+        assert_eq!(
+            norm(&["--disasm", "", "--text", "a"]).unwrap(),
+            ["--text", "--", "a"]
+        );
     }
 
     /// Every abbreviation unique among pprof's options means there what it means in pprof,
