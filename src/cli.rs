@@ -600,8 +600,10 @@ pub fn normalize(argv: &[String], jeprof: bool) -> Result<Vec<String>> {
             files.push(a.clone());
             continue;
         };
-        let (typed, inline) = match body.split_once('=') {
-            Some((n, v)) => (n, Some(v.to_string())),
+        // (Getopt::Long looks for the `=` from the name's second character: `--=x` names
+        // the option `=x`.)
+        let (typed, inline) = match body.get(1..).and_then(|r| r.find('=')) {
+            Some(i) => (&body[..=i], Some(body[i + 2..].to_string())),
             None => (body, None),
         };
         let sp = resolve(typed, &all, jeprof)?;
@@ -1068,6 +1070,10 @@ mod tests {
             "Option base requires an argument"
         );
         assert!(norm(&["--nobase=x"]).is_err());
+        assert_eq!(
+            norm(&["--=x"]).unwrap_err().to_string(),
+            "Unknown option: =x"
+        );
     }
 
     #[test]
