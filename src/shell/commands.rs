@@ -354,7 +354,7 @@ pub fn parse(line: &str, sample_types: &[&str]) -> Line {
     };
     let mut r = Request {
         verb: Some(verb),
-        lines: digits.parse().ok(),
+        lines: line_count(digits),
         ..Request::default()
     };
     let takes_routine = matches!(verb, Verb::List | Verb::Weblist | Verb::Disasm | Verb::Peek);
@@ -384,7 +384,7 @@ pub fn parse(line: &str, sample_types: &[&str]) -> Line {
                 && !w.is_empty()
                 && w.bytes().all(|b| b.is_ascii_digit()) =>
             {
-                r.lines = w.parse().ok();
+                r.lines = line_count(w);
             }
             // pprof joins all the words of list and disasm into the routine pattern; peek
             // takes its first word as the routine and the others as focus.
@@ -397,6 +397,12 @@ pub fn parse(line: &str, sample_types: &[&str]) -> Line {
     r.focus = join(focus);
     r.ignore = join(ignore);
     Line::Report(r)
+}
+
+/// The number of lines `digits` asks for: none when empty; past the largest number, all
+/// (pprof prints every line for `top99999999999999999999`).
+fn line_count(digits: &str) -> Option<usize> {
+    (!digits.is_empty()).then(|| digits.parse().unwrap_or(usize::MAX))
 }
 
 /// The closest of `candidates` to `typed`, when close enough to be what was meant.
@@ -455,6 +461,10 @@ mod tests {
     fn pprof_commands() {
         let r = report("top");
         assert_eq!((r.verb, r.lines, r.focus), (Some(Verb::Top), None, None));
+        let r = report("top99999999999999999999");
+        assert_eq!(r.lines, Some(usize::MAX));
+        let r = report("top 99999999999999999999");
+        assert_eq!(r.lines, Some(usize::MAX));
         let r = report("top20 --cum foo -bar -baz qux");
         assert_eq!(r.lines, Some(20));
         assert!(r.cum);
