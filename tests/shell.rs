@@ -282,7 +282,7 @@ fn live_transcripts_equal_google_pprof() {
             "heapv2",
             &["sampler", "heap.prof", "sampler.cc"],
             "--lib_prefix=. ./sampler heap.prof",
-            "top\ntop25 --cum\ntop --lines\nlist big_buffer\nweb -big_buffer\n",
+            "top\ntop25 --cum\ntop0\ntop --lines\nlist big_buffer\nweb -big_buffer\n",
         ),
         (
             "cpu",

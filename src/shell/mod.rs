@@ -358,10 +358,11 @@ impl Shell {
         match verb {
             Verb::Top => {
                 v.mode = Mode::Text;
-                v.limit = Some(if quirks && r.lines.is_none() {
-                    10
-                } else {
-                    r.lines.unwrap_or(10)
+                v.limit = Some(match r.lines {
+                    // pprof counts a line before it compares: `top0` prints one.
+                    Some(0) if quirks => 1,
+                    Some(n) => n,
+                    None => 10,
                 });
                 v.command = Some(Command {
                     // pprof reads the focus words of top and then ignores them.
