@@ -204,7 +204,20 @@ pub fn run_with_input(
     }
     if opts.mode == Mode::Interactive {
         let mut shell = Shell::new(Session::load(&opts.load_options(), err)?, opts);
-        return shell.run(&mut Plain(input), out, err);
+        shell.run(&mut Plain(input), out, err)?;
+        // Commands from a pipe or a file (a script): a failed one makes the exit status 1,
+        // once the others have run (pprof dies at the first).
+        if shell.failed() > 0 {
+            // (After the last prompt, which has no line end.)
+            let _ = writeln!(err);
+        }
+        return match shell.failed() {
+            0 => Ok(()),
+            1 => Err(Error::refused("a shell command failed (said above)")),
+            n => Err(Error::refused(format!(
+                "{n} shell commands failed (said above)"
+            ))),
+        };
     }
     let trend = matches!(opts.mode, Mode::Trend(_));
     let mut session = if trend {

@@ -47,15 +47,20 @@ fn rows() -> Vec<Row> {
         .collect()
 }
 
-/// Runs rpprof in `dir` with `args`, the transcript on standard input; (stdout, stderr).
-fn rpprof_piped(dir: &Path, args: &[String], transcript: &Path) -> (String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_rpprof"))
+/// Runs rpprof in `dir` with `args`, the transcript on standard input.
+fn piped(dir: &Path, args: &[String], transcript: &Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_rpprof"))
         .args(args)
         .current_dir(dir)
         .env("BROWSER", "true")
         .stdin(std::fs::File::open(transcript).unwrap())
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+/// [`piped`], which must succeed; (stdout, stderr).
+fn rpprof_piped(dir: &Path, args: &[String], transcript: &Path) -> (String, String) {
+    let out = piped(dir, args, transcript);
     assert!(
         out.status.success(),
         "rpprof {args:?} < {}: {}",
@@ -315,9 +320,17 @@ fn live_transcripts_equal_google_pprof() {
     assert!(n >= 9);
 }
 
-/// Runs a transcript on t-heap's third dump (with --pprof_quirks, as the references) and
-/// returns its standard output cut at each `Total:` line, and the standard error.
+/// Runs a transcript on t-heap's third dump (with --pprof_quirks, as the references), which
+/// must succeed, and returns its standard output cut at each `Total:` line, and the standard
+/// error.
 fn t_heap(transcript: &str, extra: &[&str]) -> (Vec<String>, String) {
+    let (blocks, err, code) = t_heap_status(transcript, extra);
+    assert_eq!(code, Some(0), "{err}");
+    (blocks, err)
+}
+
+/// [`t_heap`], successful or not; with the exit status.
+fn t_heap_status(transcript: &str, extra: &[&str]) -> (Vec<String>, String, Option<i32>) {
     common::link_case("t-heap");
     let dir = std::env::temp_dir().join(format!("rpprof-shell-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -330,7 +343,9 @@ fn t_heap(transcript: &str, extra: &[&str]) -> (Vec<String>, String) {
             .iter()
             .map(|s| s.to_string()),
     );
-    let (out, err) = rpprof_piped(Path::new("/tmp/rpprof-corpus/t-heap"), &args, &tfile);
+    let run = piped(Path::new("/tmp/rpprof-corpus/t-heap"), &args, &tfile);
+    let out = String::from_utf8_lossy(&run.stdout);
+    let err = String::from_utf8_lossy(&run.stderr).into_owned();
     let mut blocks: Vec<String> = Vec::new();
     for line in out.split_inclusive('\n') {
         if line.starts_with("Total:") || blocks.is_empty() {
@@ -340,7 +355,7 @@ fn t_heap(transcript: &str, extra: &[&str]) -> (Vec<String>, String) {
             b.push_str(line);
         }
     }
-    (blocks, err)
+    (blocks, err, run.status.code())
 }
 
 /// The first `n` lines of what the command line prints for `args` on t-heap's third dump.
@@ -479,7 +494,7 @@ fn beyond_pprof_commands() {
     let top_file = dir.join("top.txt");
     let collapsed = dir.join("c.txt");
     let flame = dir.join("f.svg");
-    let (blocks, err) = t_heap(
+    let (blocks, err, code) = t_heap_status(
         &format!(
             "top15 >{}\ncollapsed > {}\nflame >{}\npeek index::grow\nsample_idx=alloc_space\n\
              sample_index=contentions\ngranularity=pages\nlines\ntop3\nfunctions\n\
@@ -489,6 +504,12 @@ fn beyond_pprof_commands() {
             flame.display()
         ),
         &[],
+    );
+    // Four commands failed (the three settings and `list` alone), each said; the others ran.
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.ends_with("\nrpprof: 4 shell commands failed (said above)\n"),
+        "{err}"
     );
     // >file: the report in the file, nothing on standard output.
     let top = std::fs::read_to_string(&top_file).unwrap();
@@ -715,14 +736,15 @@ fn viewers_come_after_the_lines_and_gv_does_not_hold_the_shell() {
             .stderr(std::fs::File::create(&err).unwrap())
             .status()
             .unwrap();
-        assert!(status.success());
         (
             std::fs::read_to_string(&out).unwrap(),
             std::fs::read_to_string(&err).unwrap(),
+            status.code(),
         )
     };
     let focused = "Total: 2.8 MB\nAfter focusing on 'tdata': 2.8 MB of 2.8 (98.7%)\n";
-    let (out, err) = run("gv tdata\ntop1\n", &bin);
+    let (out, err, code) = run("gv tdata\ntop1\n", &bin);
+    assert_eq!(code, Some(0), "{err}");
     assert!(out.starts_with(focused), "{out}");
     assert!(out.contains("std::vector::push_back (inline)\n"), "{out}");
     // The shell is gone; the viewer it started is not.
@@ -757,7 +779,9 @@ fn viewers_come_after_the_lines_and_gv_does_not_hold_the_shell() {
         ),
         ("web tdata", dir.as_path(), "cannot run dot"),
     ] {
-        let (out, err) = run(&format!("{cmd}\n"), path);
+        // (The command failed: the exit status says so at the end.)
+        let (out, err, code) = run(&format!("{cmd}\n"), path);
+        assert_eq!(code, Some(1), "{err}");
         assert_eq!(out, focused, "{cmd}: {err}");
         assert!(err.contains(says), "{cmd}: {err}");
     }
@@ -769,10 +793,18 @@ fn viewers_come_after_the_lines_and_gv_does_not_hold_the_shell() {
 /// error names the command, not a flag of the command line.
 #[test]
 fn after_lines_quote_the_words_as_typed() {
-    let (blocks, err) = t_heap("top1 -x{1,\ntop1 -{\nlist (\n", &[]);
+    let (blocks, err, code) = t_heap_status("top1 -x{1,\ntop1 -{\nlist (\ntop1\n", &[]);
     // A bad expression is named by the command it was typed in, not by a flag.
     assert!(
         err.contains("rpprof: list: bad regular expression \"(\": unclosed group\n"),
+        "{err}"
+    );
+    // The shell goes on (`top1` after it printed), and commands from a pipe with one that
+    // failed end with exit status 1 (pprof dies at it, with Perl's status).
+    assert_eq!(blocks.len(), 3, "{blocks:?}");
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.ends_with("\nrpprof: a shell command failed (said above)\n"),
         "{err}"
     );
     let out = blocks.concat();

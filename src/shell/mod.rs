@@ -61,6 +61,8 @@ pub struct Shell {
     next_file: usize,
     /// `pprof`, or `jeprof` when rpprof runs as jeprof (its banner and prompt).
     name: &'static str,
+    /// How many commands failed (said on standard error; the shell went on).
+    failed: usize,
 }
 
 impl Shell {
@@ -82,6 +84,7 @@ impl Shell {
             opts: opts.clone(),
             next_file: 1,
             name: if opts.jeprof { "jeprof" } else { "pprof" },
+            failed: 0,
         }
     }
 
@@ -129,6 +132,11 @@ impl Shell {
             }
         }
         Ok(())
+    }
+
+    /// How many commands have failed so far (each said on standard error when it failed).
+    pub fn failed(&self) -> usize {
+        self.failed
     }
 
     /// The names `sample_index=` takes for this profile.
@@ -191,6 +199,7 @@ impl Shell {
                     })
                     .unwrap_or(&msg);
                 let _ = writeln!(err, "rpprof: {msg}");
+                self.failed += 1;
                 Ok(true)
             }
         }
