@@ -567,6 +567,15 @@ fn check_value(spec: &OptSpec, value: &str) -> Result<String> {
     )))
 }
 
+/// An option word without its dashes, as its name and its `=value` if any. Getopt::Long
+/// looks for the `=` from the name's second character: `--=x` names the option `=x`.
+fn split_option(body: &str) -> (&str, Option<&str>) {
+    match body.get(1..).and_then(|r| r.find('=')) {
+        Some(i) => (&body[..=i], Some(&body[i + 2..])),
+        None => (body, None),
+    }
+}
+
 /// Rewrites a pprof-style command line (without the program name) into canonical
 /// `--name[=value]` options followed by `--` and the files; `jeprof`: invoked as jeprof
 /// (abbreviations as jeprof reads them).
@@ -591,7 +600,7 @@ pub fn normalize(argv: &[String], jeprof: bool) -> Result<Vec<String>> {
         } else if a.len() > 1 && a.starts_with('-') {
             &a[1..]
         } else if let Some(b) = a.strip_prefix('+')
-            && resolve(b.split_once('=').map_or(b, |(n, _)| n), &all, jeprof).is_ok()
+            && resolve(split_option(b).0, &all, jeprof).is_ok()
         {
             // Getopt::Long takes `+` for `-` too (`+text`); a `+` word that names no option
             // is a file.
@@ -600,12 +609,8 @@ pub fn normalize(argv: &[String], jeprof: bool) -> Result<Vec<String>> {
             files.push(a.clone());
             continue;
         };
-        // (Getopt::Long looks for the `=` from the name's second character: `--=x` names
-        // the option `=x`.)
-        let (typed, inline) = match body.get(1..).and_then(|r| r.find('=')) {
-            Some(i) => (&body[..=i], Some(body[i + 2..].to_string())),
-            None => (body, None),
-        };
+        let (typed, inline) = split_option(body);
+        let inline = inline.map(str::to_string);
         let sp = resolve(typed, &all, jeprof)?;
         let name = sp.spec.name.clone();
         if !order.contains(&name) {

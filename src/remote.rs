@@ -834,6 +834,8 @@ pub fn symbols(
     Ok(names)
 }
 
+// unwrap here only in tests, on files and names the tests make themselves (no input reaches
+// them): a failure is the test failing.
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -702,10 +702,7 @@ impl History {
             let_go,
             max_kept: self.max_kept,
         });
-        match self.current.write() {
-            Ok(mut c) => *c = next,
-            Err(p) => *p.into_inner() = next,
-        }
+        self.publish(next);
         Ok(added_names)
     }
 
@@ -721,6 +718,11 @@ impl History {
             let_go: snap.let_go + n,
             max_kept: snap.max_kept,
         });
+        self.publish(next);
+    }
+
+    /// Makes `next` the history's snapshot.
+    fn publish(&self, next: Arc<Snapshot>) {
         match self.current.write() {
             Ok(mut c) => *c = next,
             Err(p) => *p.into_inner() = next,
