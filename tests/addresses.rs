@@ -352,16 +352,23 @@ fn assert_answers_as(want: &Answers, at_least: usize) {
     }
 }
 
+/// A fresh folder `<name>-<pid>` under the temporary directory holding a copy of t-dwz's
+/// program alone (its dwz file to be put there by the test); the folder and testdata.
+fn dwz_program_copy(name: &str) -> (PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let testdata = common::root().join("testdata");
+    std::fs::copy(testdata.join("t-dwz/tdwz"), dir.join("tdwz")).unwrap();
+    (dir, testdata)
+}
+
 /// The file named by `.gnu_debugaltlink` missing, or another build's in its place: said,
 /// with the file's name; the functions named there lose their names (`??`, or the symbol
 /// holding the address), every frame and place is still answered.
 #[test]
 fn a_missing_or_foreign_dwz_file_is_said() {
-    let dir = std::env::temp_dir().join(format!("rpprof-dwz-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let testdata = common::root().join("testdata");
-    std::fs::copy(testdata.join("t-dwz/tdwz"), dir.join("tdwz")).unwrap();
+    let (dir, testdata) = dwz_program_copy("rpprof-dwz");
     let want = &before_dwz()["t-dwz/tdwz"];
     for foreign in [false, true] {
         if foreign {
@@ -478,11 +485,7 @@ fn a_split_dwarf_program_answers_from_its_dwp_package() {
 /// damaged: said, naming the file.
 #[test]
 fn a_damaged_dwz_file_is_said() {
-    let dir = std::env::temp_dir().join(format!("rpprof-dwz-damaged-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let testdata = common::root().join("testdata");
-    std::fs::copy(testdata.join("t-dwz/tdwz"), dir.join("tdwz")).unwrap();
+    let (dir, testdata) = dwz_program_copy("rpprof-dwz-damaged");
     let common_file = testdata.join("t-dwz/tdwz.dwz");
     let info = Elf::open(&common_file)
         .unwrap()
