@@ -699,6 +699,7 @@ pub fn fetch_profile(
     }
     // The directory is made once there is something to put in it.
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    remove_left_behind(&dir);
     // Fetches under way at once (the web UI's --every, one per server) write files of
     // their own, and each takes a name no other has taken (the name said above, or the next
     // free one).
@@ -759,6 +760,46 @@ fn save_body(
         file.write_all(&buf[..n]).map_err(|e| Error::io(to, e))?;
     }
     file.flush().map_err(|e| Error::io(to, e))
+}
+
+/// Removes from `dir` the files that fetches of rpprof processes no longer running left
+/// behind (interrupted by Ctrl-C, killed): `.tmp.<pid>.<n>.<name>` files whose process is
+/// gone and that nothing wrote to for a minute (the delay spares a fetch of another machine
+/// that shares the folder and happens to have a process number that is free here). Only
+/// where `/proc` says which processes run; a file that cannot be removed is left.
+fn remove_left_behind(dir: &Path) {
+    let proc = Path::new("/proc");
+    if !proc.join("self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let now = std::time::SystemTime::now();
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(".tmp."))
+            .and_then(|n| n.split_once('.'))
+            .and_then(|(pid, rest)| rest.contains('.').then_some(pid))
+            .filter(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        if pid == std::process::id().to_string() || proc.join(pid).exists() {
+            continue;
+        }
+        let idle = e
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| now.duration_since(t).ok())
+            .is_some_and(|d| d >= Duration::from_secs(60));
+        if idle && e.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
 }
 
 fn file_name_of(p: &Path) -> String {
@@ -857,6 +898,45 @@ mod tests {
         assert_eq!(second, dir.join(format!("{name}.1")));
         assert_eq!(std::fs::read_to_string(&first).unwrap(), "first");
         assert_eq!(std::fs::read_to_string(&second).unwrap(), "second");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A fetch interrupted by Ctrl-C leaves its `.tmp.<pid>.<n>.<name>` file: the next fetch
+    /// into the folder removes it once its process is gone and it has been idle a minute; a
+    /// running process's file, a fresh one and other files stay.
+    #[test]
+    fn files_left_by_interrupted_fetches_are_removed() {
+        let dir = std::env::temp_dir().join(format!("rpprof-left-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        // A process number that was in use and is no longer.
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let gone = child.id();
+        child.wait().unwrap();
+        let old = std::time::SystemTime::now() - Duration::from_secs(3600);
+        let make = |name: &str, idle: bool| {
+            let p = dir.join(name);
+            std::fs::write(&p, "part of a profile").unwrap();
+            if idle {
+                let f = std::fs::File::options().append(true).open(&p).unwrap();
+                f.set_modified(old).unwrap();
+            }
+            p
+        };
+        let left = make(&format!(".tmp.{gone}.0.prog.1.host.pprof.heap"), true);
+        let fresh = make(&format!(".tmp.{gone}.1.prog.2.host.pprof.heap"), false);
+        let running = make(&format!(".tmp.{}.0.prog.3.host", std::process::id()), true);
+        let parent = make(
+            &format!(".tmp.{}.0.prog.4.host", std::os::unix::process::parent_id()),
+            true,
+        );
+        let other = make(".tmp.notes", true);
+        let profile = make("prog.5.host.pprof.heap", true);
+        remove_left_behind(&dir);
+        assert!(!left.exists());
+        for kept in [&fresh, &running, &parent, &other, &profile] {
+            assert!(kept.exists(), "{} removed", kept.display());
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
 
