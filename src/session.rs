@@ -127,13 +127,25 @@ pub struct Loaded {
     pub path: PathBuf,
     /// The profile, every value column.
     pub profile: Profile,
+    /// The file's modification time when it was read (`None` when it has none: a pipe).
+    pub mtime: Option<std::time::SystemTime>,
+    /// When asked for ([`Loaded::read_all_summed`]): the length and CRC-32 of the bytes
+    /// read, which tell a file that changed from one that was only touched.
+    pub sum: Option<(u64, u32)>,
 }
 
 impl Loaded {
     /// Reads and parses the profile at `arg`.
     pub fn read(arg: &str) -> Result<Loaded> {
+        Loaded::read_as(arg, false)
+    }
+
+    /// [`Loaded::read`], with the bytes' [`Loaded::sum`] when `sum`.
+    pub fn read_as(arg: &str, sum: bool) -> Result<Loaded> {
         let path = PathBuf::from(arg);
+        let mut mtime = None;
         if let Ok(m) = std::fs::metadata(&path) {
+            mtime = m.modified().ok().filter(|_| m.is_file());
             // A device (`/dev/zero`, a disk, a terminal) would be read until memory runs
             // out or forever; a pipe (`<(zcat heap.gz)`) is read.
             #[cfg(unix)]
@@ -159,15 +171,33 @@ impl Loaded {
         }
         let data = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
         let profile = profile::parse(&data, &path)?;
-        Ok(Loaded { path, profile })
+        let sum = sum.then(|| (data.len() as u64, crc32fast::hash(&data)));
+        Ok(Loaded {
+            path,
+            profile,
+            mtime,
+            sum,
+        })
     }
 
     /// [`Loaded::read`] of each of `args`, in that order: on every core when there are
     /// several (a series of dumps), each thread taking the next file in order.
     pub fn read_all<S: AsRef<str> + Sync>(args: &[S]) -> Vec<Result<Loaded>> {
+        Loaded::read_all_as(args, false)
+    }
+
+    /// [`Loaded::read_all`], each with its [`Loaded::sum`].
+    pub fn read_all_summed<S: AsRef<str> + Sync>(args: &[S]) -> Vec<Result<Loaded>> {
+        Loaded::read_all_as(args, true)
+    }
+
+    fn read_all_as<S: AsRef<str> + Sync>(args: &[S], sum: bool) -> Vec<Result<Loaded>> {
         let threads = crate::cores().min(args.len());
         if threads < 2 {
-            return args.iter().map(|a| Loaded::read(a.as_ref())).collect();
+            return args
+                .iter()
+                .map(|a| Loaded::read_as(a.as_ref(), sum))
+                .collect();
         }
         let next = std::sync::atomic::AtomicUsize::new(0);
         let work = || {
@@ -175,7 +205,7 @@ impl Loaded {
             loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some(a) = args.get(i) else { break };
-                done.push((i, Loaded::read(a.as_ref())));
+                done.push((i, Loaded::read_as(a.as_ref(), sum)));
             }
             done
         };

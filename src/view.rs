@@ -1323,11 +1323,15 @@ impl View {
                 .in_file(&p.path));
             }
         }
-        // One file twice (a shell pattern and a name, say) would count its dump twice.
-        let mut seen: Vec<(std::path::PathBuf, usize)> = Vec::with_capacity(given.len());
+        // One file twice (a shell pattern and a name, say) would count its dump twice. (The
+        // web UI's history may hold two readings of one file rewritten under its name: two
+        // dumps, told apart by when they were written.)
+        type Reading = (std::path::PathBuf, Option<std::time::SystemTime>);
+        let mut seen: Vec<(Reading, usize)> = Vec::with_capacity(given.len());
         for &i in &given {
             let path = &s.profiles[i].path;
             let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+            let real = (real, s.profiles[i].mtime);
             if let Some((_, j)) = seen.iter().find(|(p, _)| *p == real) {
                 return Err(Error::refused(format!(
                     "given twice in the series (as {} too)",
@@ -1346,9 +1350,9 @@ impl View {
                 let path = &s.profiles[i].path;
                 trend::DumpFile {
                     name: file_name(path),
-                    mtime: std::fs::metadata(path)
-                        .and_then(|m| m.modified())
-                        .ok()
+                    // When it was written, as it was read (it may have been rewritten).
+                    mtime: s.profiles[i]
+                        .mtime
                         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
                         .map(|d| d.as_secs_f64()),
                 }

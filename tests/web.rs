@@ -784,6 +784,25 @@ fn a_base_that_does_not_fit_gets_the_command_lines_refusal() {
     );
 }
 
+/// `--base` on the command line holds for a page whose URL has no parameters, as
+/// `--focus` does; a URL with parameters says its base (none when it has no `base=`).
+#[test]
+fn the_command_lines_base_holds_for_a_bare_url() {
+    let dir = case("t-heap");
+    let base = format!("--base={H1}");
+    let s = web::start(&dir, &["theap", H3, &base, "--focus=tdata"], &[]);
+    let (_, want, _) = cli(&dir, &["--text", &base, "--focus=tdata", "theap", H3]);
+    let (_, plain, _) = cli(&dir, &["--text", "theap", H3]);
+    assert_ne!(want, plain);
+    assert_eq!(get(&format!("{}/ui/text", s.url)).body, want);
+    assert_eq!(get(&format!("{}/ui/text?view={H3}", s.url)).body, plain);
+    // The Diff picker shows it chosen.
+    let page = get(&format!("{}/ui/top", s.url)).text();
+    let diff = &page[page.find("id=\"base-picker\"").unwrap()..];
+    let diff = &diff[..diff.find("</select>").unwrap()];
+    assert!(diff.contains(&format!("value=\"{H1}\" selected")), "{diff}");
+}
+
 #[test]
 fn the_newest_profile_is_the_default_view() {
     let t = scratch("newest");
@@ -837,7 +856,8 @@ fn wait_for(s: &web::WebServer, name: &str, present: bool) -> serde_json::Value 
 }
 
 /// A dump rewritten under its name (jemalloc's `prof.dump` to a fixed file, a cron job's
-/// `curl -o heap.latest`) joins the history again, with its new contents.
+/// `curl -o heap.latest`) joins the history again, with its new contents; the first
+/// reading stays, and the two are a series for the trend.
 #[test]
 fn a_dump_rewritten_in_a_watched_folder_joins_again() {
     let t = scratch("rewritten");
@@ -850,15 +870,82 @@ fn a_dump_rewritten_in_a_watched_folder_joins_again() {
     let s = web::start(&t, &[prog.to_str().unwrap(), "dumps"], &[]);
     wait_for(&s, "heap.latest", true);
     copy_at(&src.join(H3), &latest, 600);
-    // The second reading is told apart from the first by its folder.
-    wait_for(&s, "dumps/heap.latest", true);
+    // The second reading is numbered.
+    wait_for(&s, "heap.latest (2)", true);
     let got = get(&format!(
         "{}/ui/text?view={}",
         s.url,
-        enc("dumps/heap.latest")
+        enc("heap.latest (2)")
     ));
     let (_, want, _) = cli(&src, &["--text", "theap", H3]);
     assert_eq!(got.text(), String::from_utf8_lossy(&want));
+    let got = get(&format!("{}/ui/text?view=heap.latest", s.url));
+    let (_, want, _) = cli(&src, &["--text", "theap", H1]);
+    assert_eq!(got.text(), String::from_utf8_lossy(&want));
+    // A third reading: the three are a trend (not one file given three times).
+    copy_at(&src.join(H2), &latest, 1200);
+    wait_for(&s, "heap.latest (3)", true);
+    let page = get(&format!("{}/ui/trend", s.url)).text();
+    assert!(page.contains("id=\"trend-summary\">3 dumps"), "{page}");
+}
+
+/// A dump read while it was being written (it stopped changing for a while, at a line's
+/// end) is replaced under its name once it is complete; a dump touched, or copied over with
+/// the same bytes, changes nothing.
+#[test]
+fn a_dump_completed_replaces_its_first_reading_and_a_touch_changes_nothing() {
+    let t = scratch("completed");
+    let dumps = t.join("dumps");
+    std::fs::create_dir(&dumps).unwrap();
+    let src = case("t-heap");
+    let prog = src.join("theap");
+    let data = std::fs::read(src.join(H3)).unwrap();
+    // The header and the first two records.
+    let cut = data
+        .iter()
+        .enumerate()
+        .filter(|&(_, &b)| b == b'\n')
+        .nth(2)
+        .unwrap()
+        .0
+        + 1;
+    let dump = dumps.join(H3);
+    write_at(&dump, &data[..cut], 0);
+    copy_at(&src.join(H1), &dumps.join(H1), 0);
+    let s = web::start(&t, &[prog.to_str().unwrap(), "dumps"], &[]);
+    wait_for(&s, H3, true);
+    let (_, want, _) = cli(&src, &["--text", "theap", H3]);
+    let want = String::from_utf8_lossy(&want).into_owned();
+    assert_ne!(get(&format!("{}/ui/text?view={H3}", s.url)).text(), want);
+    write_at(&dump, &data, 600);
+    let start = std::time::Instant::now();
+    while get(&format!("{}/ui/text?view={H3}", s.url)).text() != want {
+        // A guard against a test that would never end, not a timing requirement.
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "never replaced: {}",
+            s.stderr.lock().unwrap()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    // Touched: nothing changes. Two dumps copied in one after the other make sure that the
+    // folder was looked at twice after the touch (once to see it, once to read it).
+    set_time(&dumps.join(H1), 1200);
+    copy_at(&src.join(H2), &dumps.join("later.heap"), 0);
+    wait_for(&s, "later.heap", true);
+    copy_at(&src.join(H2), &dumps.join("latest.heap"), 0);
+    let h = wait_for(&s, "latest.heap", true);
+    let names = listed(&h);
+    assert_eq!(names.len(), 4, "{names:?}");
+    for n in [H1, H3] {
+        assert_eq!(names.iter().filter(|&&x| x == n).count(), 1, "{names:?}");
+    }
+    let said = s.stderr.lock().unwrap().clone();
+    assert!(
+        said.contains(&format!("Profile read again (its file changed): {H3}")),
+        "{said}"
+    );
+    assert!(!said.contains(&format!("changed): {H1}")), "{said}");
 }
 
 #[test]

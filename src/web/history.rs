@@ -121,6 +121,8 @@ struct Seen {
     len: u64,
     mtime: SystemTime,
     state: SeenState,
+    /// The length and CRC-32 of what the history read of it ([`Loaded::sum`]).
+    sum: Option<(u64, u32)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -139,6 +141,28 @@ struct Candidate {
     path: PathBuf,
     time: SystemTime,
     pinned: bool,
+}
+
+/// A profile read, to join the history ([`History::add`]).
+struct New {
+    loaded: Loaded,
+    /// When it was written (or fetched).
+    time: SystemTime,
+    /// Kept whatever its age (`--base`).
+    pinned: bool,
+    /// It replaces the profile read before from the same file.
+    replace: bool,
+}
+
+impl New {
+    fn of(loaded: Loaded, time: SystemTime, pinned: bool) -> New {
+        New {
+            loaded,
+            time,
+            pinned,
+            replace: false,
+        }
+    }
 }
 
 /// The history of one web UI.
@@ -491,6 +515,7 @@ impl History {
                                 len,
                                 mtime,
                                 state: SeenState::Done,
+                                sum: None,
                             },
                         );
                         if profile {
@@ -509,7 +534,7 @@ impl History {
         }
         candidates.sort_by(|a, b| newer_first((a.time, &a.path), (b.time, &b.path)));
         candidates.dedup_by(|a, b| a.path == b.path);
-        let mut loaded: Vec<(Loaded, SystemTime, bool)> = Vec::new();
+        let mut loaded: Vec<New> = Vec::new();
         let mut kept = fetched.len();
         // Newest first, as many as are kept, and the pinned ones, read on every core in
         // batches. A batch is the next candidates that reading one by one would read for
@@ -539,7 +564,7 @@ impl History {
                 .iter()
                 .map(|c| c.path.to_string_lossy().into_owned())
                 .collect();
-            for (c, read) in batch.into_iter().zip(Loaded::read_all(&paths)) {
+            for (c, read) in batch.into_iter().zip(Loaded::read_all_summed(&paths)) {
                 let explicit = h
                     .sources
                     .iter()
@@ -549,7 +574,10 @@ impl History {
                         if !c.pinned {
                             kept += 1;
                         }
-                        loaded.push((l, c.time, c.pinned));
+                        if let Some(s) = seen.get_mut(&c.path) {
+                            s.sum = l.sum;
+                        }
+                        loaded.push(New::of(l, c.time, c.pinned));
                     }
                     Err(e) if explicit => return Err(e),
                     Err(e) => {
@@ -562,7 +590,7 @@ impl History {
             }
         }
         let now = SystemTime::now();
-        loaded.extend(fetched.into_iter().map(|l| (l, now, false)));
+        loaded.extend(fetched.into_iter().map(|l| New::of(l, now, false)));
         if let Ok(mut s) = h.update.lock() {
             *s = seen;
         }
@@ -607,31 +635,41 @@ impl History {
         }
     }
 
-    /// Adds profiles (read, with their times and whether pinned), lets the oldest go past
-    /// the limit, and swaps in the new snapshot; `not_read`: how many more were let go
-    /// unread (older than the ones kept).
+    /// Adds profiles, lets the oldest go past the limit, and swaps in the new snapshot;
+    /// `not_read`: how many more were let go unread (older than the ones kept). A profile
+    /// that [`New::replace`]s the reading of its file takes its place and its name. Returns
+    /// the names added, each with whether it replaced one.
     fn add(
         &self,
-        new: Vec<(Loaded, SystemTime, bool)>,
+        new: Vec<New>,
         not_read: usize,
         err: &mut dyn Write,
-    ) -> Result<Vec<String>> {
+    ) -> Result<Vec<(String, bool)>> {
         let snap = self.current();
         enum Item {
             Old(Entry),
-            New(Box<Loaded>, SystemTime, bool, Kind),
+            New(Box<Loaded>, SystemTime, bool, Kind, Option<String>),
         }
         let mut items: Vec<(SystemTime, PathBuf, bool, Item)> = Vec::new();
+        let mut replaced: Vec<Entry> = Vec::new();
         for e in &snap.entries {
-            items.push((e.time, e.path.clone(), e.pinned, Item::Old(e.clone())));
+            if new.iter().any(|n| n.replace && n.loaded.path == e.path) {
+                replaced.push(e.clone());
+            } else {
+                items.push((e.time, e.path.clone(), e.pinned, Item::Old(e.clone())));
+            }
         }
-        for (l, t, pinned) in new {
+        for n in new {
+            let (l, t, pinned) = (n.loaded, n.time, n.pinned);
             let kind = l.profile.kind;
+            let old = replaced.iter().find(|e| n.replace && e.path == l.path);
+            let pinned = pinned || old.is_some_and(|e| e.pinned);
+            let name = old.map(|e| e.name.clone());
             items.push((
                 t,
                 l.path.clone(),
                 pinned,
-                Item::New(Box::new(l), t, pinned, kind),
+                Item::New(Box::new(l), t, pinned, kind, name),
             ));
         }
         items.sort_by(|a, b| newer_first((a.0, &a.1), (b.0, &b.1)));
@@ -669,10 +707,14 @@ impl History {
                     e.index = keep.binary_search(&e.index).unwrap_or(0);
                     entries.push(e);
                 }
-                Item::New(l, time, pinned, kind) => {
-                    let name = unique_name(&l.path, &names);
+                Item::New(l, time, pinned, kind, old_name) => {
+                    let again = old_name.is_some();
+                    // A second reading of a file kept is numbered, not told apart by its
+                    // folder (the same).
+                    let reread = snap.entries.iter().any(|e| e.path == l.path);
+                    let name = old_name.unwrap_or_else(|| unique_name(&l.path, &names, reread));
                     names.push(name.clone());
-                    added_names.push(name.clone());
+                    added_names.push((name.clone(), again));
                     entries.push(Entry {
                         name,
                         path: l.path.clone(),
@@ -704,6 +746,18 @@ impl History {
         });
         self.publish(next);
         Ok(added_names)
+    }
+
+    /// Says the profiles [`History::add`] added, `from` after each name.
+    fn say_added(&self, names: &[(String, bool)], from: &str, err: &mut dyn Write) {
+        for (n, again) in names {
+            let what = if *again {
+                "Profile read again (its file changed)"
+            } else {
+                "New profile"
+            };
+            self.say(format!("{what}: {n}{from}"), err);
+        }
     }
 
     /// Counts `n` more profiles let go without being read (a watched folder's files older
@@ -744,7 +798,8 @@ impl History {
             .rev()
             .find(|e| !e.pinned)
             .map(|e| (e.time, e.path.clone()));
-        let mut ready: Vec<(PathBuf, SystemTime)> = Vec::new();
+        // Files to read, each with whether it replaces the profile read of it before.
+        let mut ready: Vec<(PathBuf, SystemTime, bool)> = Vec::new();
         let mut passed = 0;
         for s in self.sources.iter().filter(|s| s.watched()) {
             for (path, len, mtime) in list(s) {
@@ -755,8 +810,9 @@ impl History {
                     Some(SeenState::Done | SeenState::Failed) if unchanged => continue,
                     // Unchanged since the last look, and for SETTLE.
                     Some(SeenState::Pending) => unchanged && settled,
-                    // New, or changed since it was read (a dump rewritten under its name:
-                    // it joins again): read once it stopped changing.
+                    // New, or changed since it was read (a dump rewritten under its name,
+                    // or completed: it replaces the profile read before, under its name):
+                    // read once it stopped changing.
                     Some(SeenState::Done | SeenState::Failed) => false,
                     None => settled,
                 };
@@ -765,9 +821,37 @@ impl History {
                 } else {
                     SeenState::Pending
                 };
-                seen.insert(path.clone(), Seen { len, mtime, state });
+                let sum = prev.and_then(|p| p.sum);
+                seen.insert(
+                    path.clone(),
+                    Seen {
+                        len,
+                        mtime,
+                        state,
+                        sum,
+                    },
+                );
                 if !ready_now {
                     continue;
+                }
+                // A file read before that changed: the same bytes (touched, or copied over
+                // with itself) change nothing; the bytes read before and more (a dump read
+                // while it was still being written, since completed) replace that reading;
+                // other bytes (a dump rewritten under its name) are a new reading.
+                let mut replace = false;
+                if let Some((old_len, old_sum)) = sum
+                    && let Ok(data) = std::fs::read(&path)
+                {
+                    let prefix = usize::try_from(old_len)
+                        .ok()
+                        .and_then(|n| data.get(..n))
+                        .map(crc32fast::hash);
+                    if prefix == Some(old_sum) {
+                        if data.len() as u64 == old_len {
+                            continue;
+                        }
+                        replace = true;
+                    }
                 }
                 if !sniff(&path) {
                     // A folder holds other files too; a file the pattern names was meant
@@ -789,7 +873,7 @@ impl History {
                     passed += 1;
                     continue;
                 }
-                ready.push((path, mtime));
+                ready.push((path, mtime, replace));
             }
         }
         if passed > 0 {
@@ -801,11 +885,22 @@ impl History {
         let mut loaded = Vec::new();
         let paths: Vec<String> = ready
             .iter()
-            .map(|(p, _)| p.to_string_lossy().into_owned())
+            .map(|(p, _, _)| p.to_string_lossy().into_owned())
             .collect();
-        for ((path, mtime), read) in ready.into_iter().zip(Loaded::read_all(&paths)) {
+        for ((path, mtime, replace), read) in ready.into_iter().zip(Loaded::read_all_summed(&paths))
+        {
             match read {
-                Ok(l) => loaded.push((l, mtime, false)),
+                Ok(l) => {
+                    if let Some(s) = seen.get_mut(&path) {
+                        s.sum = l.sum;
+                    }
+                    loaded.push(New {
+                        loaded: l,
+                        time: mtime,
+                        pinned: false,
+                        replace,
+                    });
+                }
                 Err(e) => {
                     // Tried again when it changes.
                     if let Some(s) = seen.get_mut(&path) {
@@ -819,28 +914,30 @@ impl History {
             return;
         }
         let several = loaded.len() > 1;
-        let paths: Vec<PathBuf> = loaded.iter().map(|(l, _, _)| l.path.clone()).collect();
+        let paths: Vec<(PathBuf, bool)> = loaded
+            .iter()
+            .map(|n| (n.loaded.path.clone(), n.replace))
+            .collect();
         match self.add(loaded, 0, err) {
-            Ok(names) => {
-                for n in names {
-                    self.say(format!("New profile: {n}"), err);
-                }
-            }
+            Ok(names) => self.say_added(&names, "", err),
             // One that does not fit must not keep the others out: each is tried alone.
             Err(_) if several => {
-                for path in paths {
-                    let one = Loaded::read(&path.to_string_lossy()).and_then(|l| {
-                        let mtime = std::fs::metadata(&path)
-                            .and_then(|m| m.modified())
-                            .unwrap_or(now);
-                        self.add(vec![(l, mtime, false)], 0, err)
+                for (path, replace) in paths {
+                    let one = Loaded::read_as(&path.to_string_lossy(), true).and_then(|l| {
+                        if let Some(s) = seen.get_mut(&path) {
+                            s.sum = l.sum;
+                        }
+                        let time = l.mtime.unwrap_or(now);
+                        let new = New {
+                            loaded: l,
+                            time,
+                            pinned: false,
+                            replace,
+                        };
+                        self.add(vec![new], 0, err)
                     });
                     match one {
-                        Ok(names) => {
-                            for n in names {
-                                self.say(format!("New profile: {n}"), err);
-                            }
-                        }
+                        Ok(names) => self.say_added(&names, "", err),
                         Err(e) => {
                             if let Some(s) = seen.get_mut(&path) {
                                 s.state = SeenState::Failed;
@@ -851,7 +948,7 @@ impl History {
                 }
             }
             Err(e) => {
-                for path in paths {
+                for (path, _) in paths {
                     if let Some(s) = seen.get_mut(&path) {
                         s.state = SeenState::Failed;
                     }
@@ -914,14 +1011,10 @@ impl History {
         let r = self.fetch_one(target, seconds, err);
         let r = r.and_then(|l| {
             let _guard = self.update.lock();
-            self.add(vec![(l, SystemTime::now(), false)], 0, err)
+            self.add(vec![New::of(l, SystemTime::now(), false)], 0, err)
         });
         match r {
-            Ok(names) => {
-                for n in names {
-                    self.say(format!("New profile: {n} (from {arg})"), err);
-                }
-            }
+            Ok(names) => self.say_added(&names, &format!(" (from {arg})"), err),
             Err(e) => self.say(format!("rpprof: {e}"), err),
         }
         if let Ok(mut s) = self.status.lock() {
@@ -932,13 +1025,13 @@ impl History {
 }
 
 /// The file name of `path`, made unique among `taken`: the folder's name before it, then a
-/// number after it.
-fn unique_name(path: &Path, taken: &[String]) -> String {
+/// number after it (only the number for a file read again: `reread`).
+fn unique_name(path: &Path, taken: &[String], reread: bool) -> String {
     let base = file_name(path);
     if !taken.contains(&base) {
         return base;
     }
-    if let Some(dir) = path.parent().and_then(|d| d.file_name()) {
+    if !reread && let Some(dir) = path.parent().and_then(|d| d.file_name()) {
         let n = format!("{}/{base}", dir.to_string_lossy());
         if !taken.contains(&n) {
             return n;
@@ -982,9 +1075,19 @@ mod tests {
     #[test]
     fn unique_names() {
         let taken = vec!["h.heap".to_string()];
-        assert_eq!(unique_name(Path::new("/d/h.heap"), &taken), "d/h.heap");
-        assert_eq!(unique_name(Path::new("/d/g.heap"), &taken), "g.heap");
+        assert_eq!(
+            unique_name(Path::new("/d/h.heap"), &taken, false),
+            "d/h.heap"
+        );
+        assert_eq!(unique_name(Path::new("/d/g.heap"), &taken, false), "g.heap");
+        assert_eq!(
+            unique_name(Path::new("/d/h.heap"), &taken, true),
+            "h.heap (2)"
+        );
         let taken = vec!["h.heap".to_string(), "d/h.heap".to_string()];
-        assert_eq!(unique_name(Path::new("/d/h.heap"), &taken), "h.heap (2)");
+        assert_eq!(
+            unique_name(Path::new("/d/h.heap"), &taken, false),
+            "h.heap (2)"
+        );
     }
 }

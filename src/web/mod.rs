@@ -448,6 +448,15 @@ impl Ui {
         // in the form is gone from it); a bare one shows the command line's (`rows` says
         // only how much of the top table to show).
         let bare = q.0.iter().all(|(k, _)| k == "rows");
+        // ... and the command line's --base (unless it is the profile viewed).
+        let base = match (base, self.history.base.as_deref()) {
+            (None, Some(b)) if bare => snap
+                .entries
+                .iter()
+                .position(|e| e.name == b)
+                .filter(|&b| b != view),
+            (base, _) => base,
+        };
         if !bare {
             v.cum = false;
             v.focus = None;
