@@ -295,6 +295,15 @@ fn flame_graph_zoom_search_callers_and_pickers() {
     let full = b.js("const s = document.getElementById('flame-svg'); const r = s.querySelector('g.frame rect'); return Math.abs(r.width.baseVal.value - s.width.baseVal.value) < 2");
     assert_eq!(full, json!(true));
     b.screenshot("flame");
+    // Numbers are written as the text reports write them: a value halfway between two goes
+    // to the even digit (1,310,720 bytes is 1.2 MB in --text; toFixed would say 1.3).
+    let fixed = b.js(
+        "return [[1.25, 1], [0.15, 1], [-0.25, 1], [2.5, 0], [1.35, 1], [0.125, 2], [99.95, 1]].map(([x, d]) => rpprof.fixed(x, d))",
+    );
+    assert_eq!(
+        fixed,
+        json!(["1.2", "0.1", "-0.2", "2", "1.4", "0.12", "100.0"])
+    );
 
     // Zoom: a click on a frame makes it as wide as the graph.
     b.click("#flame g.frame[data-name='tdata::store::Slab::take'] rect");

@@ -93,6 +93,8 @@
     return pivot ? 'callers of ' + pivotText : 'all';
   }
 
+  const fixed = window.rpprof.fixed;
+
   // Values as the profile counts them.
   function fmt(v) {
     const a = Math.abs(v);
@@ -101,12 +103,12 @@
         const units = ['B', 'kB', 'MB', 'GB', 'TB'];
         let i = 0, x = a;
         while (x >= 1024 && i < units.length - 1) { x /= 1024; i++; }
-        return (v < 0 ? '-' : '') + (i === 0 ? Math.round(x) : x.toFixed(1)) + ' ' + units[i];
+        return (v < 0 ? '-' : '') + fixed(x, i === 0 ? 0 : 1) + ' ' + units[i];
       }
       case 'nanoseconds':
-        if (a >= 1e9) return (v / 1e9).toFixed(2) + ' s';
-        if (a >= 1e6) return (v / 1e6).toFixed(2) + ' ms';
-        if (a >= 1e3) return (v / 1e3).toFixed(1) + ' µs';
+        if (a >= 1e9) return fixed(v / 1e9, 2) + ' s';
+        if (a >= 1e6) return fixed(v / 1e6, 2) + ' ms';
+        if (a >= 1e3) return fixed(v / 1e3, 1) + ' µs';
         return Math.round(v) + ' ns';
       default:
         return Math.round(v).toLocaleString('en-US') + ' ' + data.measure;
@@ -114,7 +116,7 @@
   }
 
   function pct(v, of) {
-    return of > 0 ? (100 * v / of).toFixed(1) + '%' : '0%';
+    return of > 0 ? fixed(100 * v / of, 1) + '%' : '0%';
   }
 
   function hash(s) {

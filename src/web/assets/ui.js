@@ -3,6 +3,21 @@
 (function () {
   'use strict';
 
+  // x with d decimals as C's printf writes it, as the text reports are written: a value
+  // exactly halfway (1.25 MB, 0.5 %) goes to the even digit, where toFixed rounds it up.
+  function fixed(x, d) {
+    const s = x.toFixed(d);
+    // The exact decimal value (toFixed writes up to 100 digits exactly).
+    const exact = x.toFixed(Math.min(100, d + 40));
+    const tail = exact.slice(exact.length - 40);
+    if (!/^50*$/.test(tail) || (s.charCodeAt(s.length - 1) - 48) % 2 === 0) return s;
+    // A tie rounded to an odd digit: the even one is the value cut after d decimals.
+    let cut = exact.slice(0, exact.length - 40);
+    if (cut.endsWith('.')) cut = cut.slice(0, -1);
+    return cut;
+  }
+  window.rpprof = { fixed: fixed };
+
   const form = document.getElementById('controls');
   const viewPicker = document.getElementById('view-picker');
   const notice = document.getElementById('notice');
