@@ -430,6 +430,8 @@ fn the_top_pages_links_open_their_function() {
         );
         assert!(open(&callers).contains("id=\"flame-data\""), "{callers}");
         assert!(open(&peek).contains(name), "{name}: {peek}");
+        // Only that function (`main` is not `__libc_start_call_main`).
+        assert!(peek.ends_with("%24"), "anchored: {peek}");
         // The source page lists the routines the symbol table has under that name; a
         // function only ever inlined has none (pprof's --list reads the symbol table).
         let src = open(&source);

@@ -467,7 +467,7 @@ fn top(ui: &Ui, sel: &Selected, page: &str) -> Response {
             esc(r.name),
             esc(&url("flamegraph", &sel.q.with("p", &format!("^{re}$")))),
             esc(&link("source", &func)),
-            esc(&link("peek", &re)),
+            esc(&link("peek", &format!("^{re}$"))),
         );
     }
     b.push_str("</tbody></table>");

@@ -259,7 +259,7 @@
       ['hide', 'Hide', link('flamegraph', { h: addTo('h', func) })],
       ['top', 'Top', link('top', { f: func, p: null })],
       ['source', 'Source', link('source', { f: func, p: null })],
-      ['peek', 'Peek', link('peek', { f: re, p: null })],
+      ['peek', 'Peek', link('peek', { f: '^' + re + '$', p: null })],
     ];
     for (const [id, text, href] of items) {
       const a = document.createElement('a');
