@@ -284,6 +284,17 @@ impl Cache {
     /// The entry answering `key`, if any.
     pub fn get(&self, key: &Key) -> Found {
         let path = self.dir.join(key.file_name());
+        match std::fs::metadata(&path) {
+            Err(_) => return Found::Miss,
+            // A pipe would be waited on, a device read without end.
+            Ok(m) if !m.is_file() => {
+                return Found::Bad(format!(
+                    "Warning: {}: not a regular file; ignored (it is written again)",
+                    path.display()
+                ));
+            }
+            Ok(_) => {}
+        }
         let data = match std::fs::read(&path) {
             Ok(d) => d,
             Err(_) => return Found::Miss,
@@ -339,6 +350,11 @@ impl Cache {
     /// at the next listing.
     fn note_written(&self, bytes: u64) {
         let path = self.dir.join(LEDGER);
+        if std::fs::metadata(&path).is_ok_and(|m| !m.is_file()) {
+            // Not a file (a pipe would be waited on): the folder is listed instead.
+            self.trim();
+            return;
+        }
         let text = std::fs::File::options()
             .create(true)
             .append(true)
@@ -358,9 +374,12 @@ impl Cache {
             .map(|(p, len, used)| {
                 // Only the first bytes: what the entry is for.
                 let mut head = Vec::new();
-                let (file, n) = std::fs::File::open(&p)
-                    .and_then(|f| f.take(1 << 16).read_to_end(&mut head))
+                // (Not a pipe or a device, which would be waited on or read without end.)
+                let (file, n) = std::fs::metadata(&p)
                     .ok()
+                    .filter(std::fs::Metadata::is_file)
+                    .and_then(|_| std::fs::File::open(&p).ok())
+                    .and_then(|f| f.take(1 << 16).read_to_end(&mut head).ok())
                     .and_then(|_| header(&head))
                     .unwrap_or_else(|| ("(damaged)".to_string(), 0));
                 (p, len, used, file, n)
@@ -920,6 +939,41 @@ mod tests {
         other.addresses(&[0x10, 0x20, 0x30]);
         assert_ne!(other.file_name(), key.file_name());
         assert!(decode(&bytes, &other.w.0).is_err());
+    }
+
+    /// An entry (or the ledger) that is a pipe, or a link to a device, is not read: a pipe
+    /// would be waited on for ever, `/dev/zero` read until memory runs out.
+    #[test]
+    fn pipes_and_devices_in_the_folder_are_not_read() {
+        let d = std::env::temp_dir().join(format!("rpprof-cache-special-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        let cache = Cache {
+            dir: d.clone(),
+            max_bytes: 1 << 30,
+        };
+        let (key, entry) = sample();
+        let entry_path = d.join(key.file_name());
+        let fifo = |p: &Path| {
+            let ok = std::process::Command::new("mkfifo").arg(p).status().unwrap();
+            assert!(ok.success());
+        };
+        fifo(&entry_path);
+        fifo(&d.join(LEDGER));
+        match cache.get(&key) {
+            Found::Bad(why) => assert!(why.contains("not a regular file"), "{why}"),
+            Found::Hit(_) => panic!("a pipe read as an entry"),
+            Found::Miss => panic!("a pipe taken for no entry"),
+        }
+        assert_eq!(cache.list()[0].3, "(damaged)");
+        // Written again (the pipe replaced), and the ledger is let be.
+        cache.put(&key, &entry.answers()).unwrap();
+        assert!(matches!(cache.get(&key), Found::Hit(_)));
+        std::fs::remove_file(&entry_path).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", &entry_path).unwrap();
+        assert!(matches!(cache.get(&key), Found::Bad(_)));
+        assert_eq!(cache.list()[0].3, "(damaged)");
+        let _ = std::fs::remove_dir_all(&d);
     }
 
     /// A touch or a change of size makes another file; a copy that keeps the time is the
