@@ -215,7 +215,11 @@ pub fn scale_pair(sampling: HeapSampling, n: f64, s: f64) -> (f64, f64) {
                 return (n, s);
             }
             let ratio = (s / n) / rate;
-            let scale = 1.0 / (1.0 - (-ratio).exp());
+            // (pprof's formula, whose last bits the reports print; where it is 0, a count
+            // far above the bytes, the exact one rather than infinity.)
+            let p = 1.0 - (-ratio).exp();
+            let p = if p > 0.0 { p } else { -(-ratio).exp_m1() };
+            let scale = 1.0 / p;
             (n * scale, s * scale)
         }
         HeapSampling::V1 { adjustment } => {
@@ -283,19 +287,32 @@ pub(crate) fn parse_stack(text: &[u8], path: &Path, line: usize, adjust: bool) -
     Ok(stack)
 }
 
+/// The largest count or byte total of a heap record: 2^53 (8 PiB, or as many objects), past
+/// which a float no longer counts one by one and sums of records go past what the reports
+/// can print; no allocator writes one.
+const MAX_COUNT: u64 = 1 << 53;
+
 /// A count; negative ones, and ones with decimals, come from rpprof's `--raw` of profiles
 /// added or subtracted.
 fn count(m: Option<&[u8]>, path: &Path, line: &Line<'_>) -> Result<f64> {
     m.and_then(|m| match m {
         b if b.contains(&b'.') => std::str::from_utf8(b).ok()?.parse::<f64>().ok(),
-        b @ [b'-', ..] => lines::parse_i64(b).map(|v| v as f64),
-        b => lines::parse_u64(b).map(|v| v as f64),
+        b @ [b'-', ..] => lines::parse_i64(b)
+            .filter(|v| v.unsigned_abs() <= MAX_COUNT)
+            .map(|v| v as f64),
+        b => lines::parse_u64(b)
+            .filter(|&v| v <= MAX_COUNT)
+            .map(|v| v as f64),
     })
+    .filter(|v| v.abs() <= MAX_COUNT as f64)
     .ok_or_else(|| {
         Error::format(
             path,
             Location::Line(line.number),
-            format!("count out of range in {:?}", lines::shorten(line.text, 60)),
+            format!(
+                "count out of range (past 2^53) in {:?}",
+                lines::shorten(line.text, 60)
+            ),
         )
     })
 }
@@ -754,6 +771,43 @@ pub fn parse_jemalloc(lines: &mut Lines<'_>, header: &Header<'_>, path: &Path) -
 
 #[cfg(test)]
 mod tests {
+    /// A record of a count or bytes past 2^53 is refused (it printed as `-1 objects`, or
+    /// summed past what a report prints); up to 2^53, a sampled record of many objects and
+    /// few bytes is scaled to a finite value (pprof's `1 - exp(-x)` is 0 there: infinity).
+    #[test]
+    fn huge_counts_are_refused_or_finite() {
+        let path = Path::new("h.heap");
+        let profile = |n: &str, s: &str| {
+            let text = format!(
+                "heap profile:    1:  1 [    1:     1] @ heap_v2/524288\n {n}: {s} [ {n}: {s}] @ 0x1000 0x2000\n"
+            );
+            crate::profile::parse(text.as_bytes(), path)
+        };
+        for n in [
+            "9007199254740993",
+            "9223372036854775808",
+            "18446744073709551615",
+        ] {
+            let e = profile(n, "4096").map(|_| ()).unwrap_err().to_string();
+            assert!(e.contains("h.heap:2: count out of range"), "{n}: {e}");
+            let e = profile("1", n).map(|_| ()).unwrap_err().to_string();
+            assert!(e.contains("h.heap:2: count out of range"), "{n}: {e}");
+        }
+        let p = profile("9007199254740992", "1").map_err(|e| e.to_string());
+        let Ok(p) = p else { panic!("{p:?}") };
+        let v = &p.samples[0].values;
+        assert!(v.iter().all(|x| x.is_finite() && *x > 0.0), "{v:?}");
+        // A plain record as before.
+        let (n, s) = scale_pair(HeapSampling::V2 { rate: 524288.0 }, 2.0, 1000.0);
+        assert_eq!(
+            (n, s),
+            (
+                2.0 / (1.0 - (-(500.0f64 / 524288.0)).exp()),
+                2.0 / (1.0 - (-(500.0f64 / 524288.0)).exp()) * 500.0
+            )
+        );
+    }
+
     /// Records read in two halves are read as in a row: testdata's text heap profiles,
     /// whole, cut at many places, and with a broken record in either half or in both.
     #[test]

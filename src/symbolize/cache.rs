@@ -955,7 +955,10 @@ mod tests {
         let (key, entry) = sample();
         let entry_path = d.join(key.file_name());
         let fifo = |p: &Path| {
-            let ok = std::process::Command::new("mkfifo").arg(p).status().unwrap();
+            let ok = std::process::Command::new("mkfifo")
+                .arg(p)
+                .status()
+                .unwrap();
             assert!(ok.success());
         };
         fifo(&entry_path);
