@@ -186,8 +186,8 @@ pub struct Args {
     /// Reproduce google-pprof's known mistakes for byte-identical output: name inlined
     /// functions without a linkage name after their caller, print --stacks leak sites as
     /// "unknown", name an address after the nearest symbol below it however far, leave the
-    /// program's short-form map line unread, leave out --disasm's last instruction of a
-    /// relocated routine
+    /// program's short-form map line unread, leave out --disasm's and --list's last
+    /// instruction of a relocated routine
     #[arg(long = "pprof_quirks")]
     pub pprof_quirks: bool,
     /// Where --disasm finds objdump: path prefixes and tool:path entries, comma separated

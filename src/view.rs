@@ -485,7 +485,16 @@ impl View {
                         self.pprof_quirks,
                     )?;
                 } else {
-                    list::write(&mut buf, &mut msgs, &routines, &values, measure)
+                    let cuts: Vec<Option<u64>> = if self.pprof_quirks {
+                        let objdump = disasm::objdump_path(self.tools.as_deref())?;
+                        routines
+                            .iter()
+                            .map(|r| disasm::pprof_list_cut(&objdump, r))
+                            .collect()
+                    } else {
+                        Vec::new()
+                    };
+                    list::write(&mut buf, &mut msgs, &routines, &values, measure, &cuts)
                         .map_err(io_err)?;
                 }
             }

@@ -199,6 +199,21 @@ fn objdump(program: &Path, r: &ListedRoutine) -> Result<String> {
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
+/// Where `--list --pprof_quirks` stops counting `r`'s samples (an absolute address), when
+/// it does before its end: pprof's `--list` reads the routine's instructions from objdump as
+/// `--disasm` does, and ends the last one at the routine's end in the file (see
+/// [`write_routine`]); a routine loaded above its file address loses that instruction's
+/// samples. `None` when objdump cannot say (it is not there: pprof fails then).
+pub fn pprof_list_cut(objdump_program: &Path, r: &ListedRoutine) -> Option<u64> {
+    if (r.delta as i64) <= 0 {
+        return None;
+    }
+    let insns = parse_objdump(&objdump(objdump_program, r).ok()?);
+    let last = insns.last()?.vma;
+    let start = last.wrapping_add(r.delta);
+    Some(start.saturating_add(r.vmas.1.saturating_sub(start)))
+}
+
 /// Writes the disassembly of each routine; `quirks` as [`write_routine`]'s.
 pub fn write(
     out: &mut dyn Write,
@@ -375,6 +390,57 @@ mod tests {
                 Some(PathBuf::from("/usr/bin/objdump"))
             );
         }
+    }
+
+    /// `--list --pprof_quirks` stops counting a routine loaded above its file address at its
+    /// last instruction (objdump's), as pprof's `--list` does; one loaded where it is linked
+    /// is counted to its end. Then the listing leaves out what is past the cut.
+    #[test]
+    fn the_lists_cut_is_the_last_instruction_of_a_loaded_routine() {
+        if !Path::new("/usr/bin/objdump").is_file() {
+            eprintln!("SKIPPED the_lists_cut_...: objdump (binutils) is not installed");
+            return;
+        }
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/t-cpu/tcpu-pie");
+        // cmp_str: 0x1259-0x126a, its last instruction `ret` at 0x1269.
+        let routine = |delta: u64| ListedRoutine {
+            short: "cmp_str".into(),
+            runs: vec![crate::symbolize::local::SourceRun {
+                start: 0x1259u64.wrapping_add(delta),
+                end: 0x126au64.wrapping_add(delta),
+                file: file.with_file_name("tcpu.c").to_string_lossy().into_owned(),
+                line: 30,
+            }],
+            file: file.clone(),
+            vmas: (0x1259, 0x126a),
+            delta,
+        };
+        let objdump = Path::new("/usr/bin/objdump");
+        let pie = 0x5555_5555_4000;
+        assert_eq!(pprof_list_cut(objdump, &routine(pie)), Some(pie + 0x1269));
+        assert_eq!(pprof_list_cut(objdump, &routine(0)), None);
+        let values = AddressValues::of(
+            [(vec![pie + 0x1260], 2.0), (vec![pie + 0x1269], 1.0)]
+                .iter()
+                .map(|(s, v)| (s.as_slice(), *v)),
+        );
+        let listing = |cuts: &[Option<u64>]| {
+            let (mut out, mut err) = (Vec::new(), Vec::new());
+            crate::report::list::write(
+                &mut out,
+                &mut err,
+                &[routine(pie)],
+                &values,
+                Measure::Samples,
+                cuts,
+            )
+            .unwrap(); // (a Vec does not fail)
+            String::from_utf8(out).unwrap() // (the text is rpprof's)
+        };
+        let totals = |n: u32| format!("{n:>6} {n:>6} Total samples");
+        assert!(listing(&[]).contains(&totals(3)), "{}", listing(&[]));
+        let cut = listing(&[Some(pie + 0x1269)]);
+        assert!(cut.contains(&totals(2)), "{cut}");
     }
 
     /// The last instruction of a routine loaded above its file address has its samples,

@@ -89,16 +89,20 @@ fn read_lines(path: &str) -> io::Result<Vec<String>> {
 }
 
 /// Writes the listing of each routine; problems (no file name, unreadable source) go to
-/// `err` as pprof prints them, and the routine is skipped.
+/// `err` as pprof prints them, and the routine is skipped. `cuts`, one per routine when
+/// given: the address from which its samples are not counted (`--pprof_quirks`, see
+/// [`super::disasm::pprof_list_cut`]).
 pub fn write(
     out: &mut dyn Write,
     err: &mut dyn Write,
     routines: &[ListedRoutine],
     values: &AddressValues,
     measure: Measure,
+    cuts: &[Option<u64>],
 ) -> io::Result<()> {
     let alt = |v: f64| measure.unparse_alt(v);
-    for r in routines {
+    for (i, r) in routines.iter().enumerate() {
+        let cut = cuts.get(i).copied().flatten();
         let runs = &r.runs;
         let Some(filename) = runs.iter().find(|e| e.line >= 0).map(|e| e.file.clone()) else {
             writeln!(err, "no filename found in {}", r.short)?;
@@ -150,8 +154,9 @@ pub fn write(
         let mut cum_at: HashMap<i64, f64> = HashMap::new();
         let (mut running1, mut running2, mut total1, mut total2) = (0.0, 0.0, 0.0, 0.0);
         for e in runs {
-            let c1 = AddressValues::sum(&values.flat, e.start, e.end);
-            let c2 = AddressValues::sum(&values.cum, e.start, e.end);
+            let end = cut.map_or(e.end, |c| e.end.min(c).max(e.start));
+            let c1 = AddressValues::sum(&values.flat, e.start, end);
+            let c2 = AddressValues::sum(&values.cum, e.start, end);
             running1 += c1;
             running2 += c2;
             total1 += c1;
