@@ -6,8 +6,9 @@ use std::borrow::Cow;
 
 /// `pattern` rewritten for the `regex` crate: a `{` that does not start a quantifier is a
 /// literal brace (Perl takes `{lambda`, `a{,}` and `f{x}` literally; `regex` refuses them),
-/// a quantifier may hold blanks and leave out its lower bound (`{ 2 , }`, `{,3}`), and `\Z`
-/// is the end or a final newline. What has no equivalent (look-around, back-references)
+/// a quantifier may hold blanks and leave out its lower bound (`{ 2 , }`, `{,3}`), `\Z`
+/// is the end or a final newline, and `\<` and `\>` are the characters `<` and `>` (word
+/// boundaries in `regex`; C++ template names hold them). What has no equivalent (look-around, back-references)
 /// is left for `regex` to refuse by name.
 pub fn to_rust(pattern: &str) -> Cow<'_, str> {
     if !pattern.contains(['{', '\\']) {
@@ -24,9 +25,13 @@ pub fn to_rust(pattern: &str) -> Cow<'_, str> {
                 let Some(&c) = b.get(i + 1) else {
                     break;
                 };
-                if c == b'Z' {
+                if c == b'Z' || c == b'<' || c == b'>' {
                     out.push_str(&pattern[copied..i]);
-                    out.push_str(r"(?:\n?\z)");
+                    out.push_str(match c {
+                        b'Z' => r"(?:\n?\z)",
+                        b'<' => "<",
+                        _ => ">",
+                    });
                     i += 2;
                     copied = i;
                     continue;
@@ -232,6 +237,11 @@ mod tests {
             ("^a{ 2 }$", "aa", true),
             (r"main\Z", "main\n", true),
             (r"main\Z", "mainx", false),
+            (r"\<", "vector<int>", true),
+            (r"\<", "grow", false),
+            (r"int\>", "vector<int>", true),
+            (r"grow\>", "grow", false),
+            (r"\<grow", "grow", false),
         ] {
             // unwrap: a test, on the patterns written above (no input reaches it); a
             // failure is the test failing.
