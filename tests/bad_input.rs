@@ -1337,7 +1337,7 @@ fn cr_only(data: &[u8]) -> Vec<u8> {
         .collect()
 }
 
-/// A heap header cut short, or a heap profile whose lines end in `\r` alone, was read as a
+/// A heap header cut short, or a heap (jemalloc, contention) profile whose lines end in `\r` alone, was read as a
 /// profile of no records (an empty report, exit status 0): now an error naming line 1.
 #[test]
 fn a_heap_header_that_is_not_one_is_refused() {
@@ -1380,6 +1380,32 @@ fn a_heap_header_that_is_not_one_is_refused() {
     odd.extend_from_slice(&data[header_end..]);
     let p = rpprof::profile::parse(&odd, &je).unwrap();
     assert_eq!(p.period, 4096);
+    // A contention profile's: it was "cut short in its header line", and an empty report.
+    // Its lines ending in \r\n are read.
+    let c = common::root().join("testdata/t-contention/tcont.contention");
+    let data = std::fs::read(&c).unwrap();
+    let cr = rpprof::profile::parse(&cr_only(&data), &c)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        cr.contains(":1: bad contention profile header") && cr.contains("carriage return"),
+        "{cr}"
+    );
+    let crlf: Vec<u8> = data
+        .iter()
+        .flat_map(|&b| {
+            if b == b'\n' {
+                vec![b'\r', b'\n']
+            } else {
+                vec![b]
+            }
+        })
+        .collect();
+    let p = rpprof::profile::parse(&crlf, &c).unwrap();
+    assert_eq!(
+        p.samples.len(),
+        rpprof::profile::parse(&data, &c).unwrap().samples.len()
+    );
 }
 
 /// A thread profile cut in a thread's lines: the threads before it are read, the cut one is

@@ -35,6 +35,14 @@ pub fn parse(
         String::from_utf8_lossy(header.text).into_owned(),
     );
     p.sample_types = CONTENTION_TYPES.to_vec();
+    // Lines ending in `\r` alone make the whole file one header line, "cut short".
+    if header.text[..header.text.len().saturating_sub(1)].contains(&b'\r') {
+        return Err(Error::format(
+            path,
+            Location::Line(header.line),
+            "bad contention profile header: its lines end in a carriage return alone (\\r): convert the line ends to \\n",
+        ));
+    }
     super::heap::header_cut(&mut p, path, header);
     if old {
         p.notes.push(
