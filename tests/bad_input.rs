@@ -1337,8 +1337,9 @@ fn cr_only(data: &[u8]) -> Vec<u8> {
         .collect()
 }
 
-/// A heap header cut short, or a heap (jemalloc, contention) profile whose lines end in `\r` alone, was read as a
-/// profile of no records (an empty report, exit status 0): now an error naming line 1.
+/// A heap header cut short, or a heap (jemalloc, contention) profile whose lines end in `\r`
+/// alone, was read as a profile of no records (an empty report, exit status 0): now an error
+/// naming line 1.
 #[test]
 fn a_heap_header_that_is_not_one_is_refused() {
     let file = common::root().join("testdata/t-heap/theap.hprof.0001.heap");
