@@ -346,7 +346,12 @@ fn every_page_answers() {
     let ask = page("source");
     assert!(ask.contains("id=\"ask-f\""), "{ask}");
     let none = page("source?f=no_such_function_anywhere");
-    assert!(none.contains("No function matching"), "{none}");
+    // Why there is nothing, on the page (not only among its messages).
+    let why = none.find("Nothing to show for").expect(&none);
+    assert!(
+        none[why..].contains("no routine of theap with samples matches"),
+        "{none}"
+    );
     let peek = page(&format!("peek?view={H3}&f=grow"));
     assert!(peek.contains("tdata::index::grow"), "{peek}");
     assert!(peek.contains("id=\"listing\""), "{peek}");
@@ -440,7 +445,11 @@ fn the_top_pages_links_open_their_function() {
                 src.contains(&format!("ROUTINE ====================== {r} in")),
                 "{name}: {src}"
             ),
-            None => assert!(src.contains("No function matching"), "{name}: {src}"),
+            None => assert!(
+                src.contains("Nothing to show for")
+                    && src.contains("no routine of theap with samples matches"),
+                "{name}: {src}"
+            ),
         }
     }
 }

@@ -489,13 +489,21 @@ fn listing(ui: &Ui, sel: &Selected, page: &str, mode: Mode, what: &str) -> Respo
     match sel.render(mode) {
         Ok((out, msgs)) => {
             let text = String::from_utf8_lossy(&out);
-            let b = if text.trim().is_empty() {
+            let f = esc(sel.q.get("f").unwrap_or(""));
+            let b = if text.trim().is_empty() && !msgs.trim().is_empty() {
+                // Why there is nothing (a source file not found, no routine in the symbol
+                // table): said here, not only among the page's messages.
                 notice(
                     "empty",
                     &format!(
-                        "No function matching <code>{}</code> has a value in this profile.",
-                        esc(sel.q.get("f").unwrap_or(""))
+                        "Nothing to show for <code>{f}</code>:<pre class=\"why\">{}</pre>",
+                        esc(msgs.trim_end())
                     ),
+                )
+            } else if text.trim().is_empty() {
+                notice(
+                    "empty",
+                    &format!("No function matching <code>{f}</code> has a value in this profile."),
                 )
             } else {
                 format!("<pre class=\"listing\" id=\"listing\">{}</pre>", esc(&text))
