@@ -401,6 +401,30 @@ fn flame_graph_zoom_search_callers_and_pickers() {
         "{frames:?}"
     );
     b.screenshot("flame-callers");
+    // A callers expression that is not one is said; Perl's (?i) is JavaScript's i flag.
+    b.open(&format!("{}/ui/flamegraph?view={H3}&p=(", s.url));
+    b.wait(
+        "the flame graph",
+        "return !!document.getElementById('flame-svg')",
+    );
+    let said = b.js("return document.getElementById('pivot').textContent");
+    assert!(
+        said.as_str().unwrap().contains("p=( is not a regular expression"),
+        "{said}"
+    );
+    b.open(&format!(
+        "{}/ui/flamegraph?view={H3}&p=%28%3Fi%29%5ETDATA%3A%3AINDEX%3A%3AGROW%24",
+        s.url
+    ));
+    b.wait(
+        "the flame graph",
+        "return !!document.getElementById('flame-svg')",
+    );
+    let first = b.js("return document.querySelector('#flame g.frame').dataset.name");
+    assert!(
+        first.as_str().unwrap().starts_with("callers of (?i)^TDATA"),
+        "{first}"
+    );
 
     // The View picker: another profile.
     b.open(&format!("{}/ui/flamegraph?view={H3}", s.url));

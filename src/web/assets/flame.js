@@ -22,9 +22,12 @@
   const CHAR = 6.7;
   const names = data.names;
 
+  // A regular expression as the server's boxes take them, as far as JavaScript's can: a
+  // leading (?i) is the i flag. undefined when it is not one.
   function compile(s) {
     if (!s) return null;
-    try { return new RegExp(s); } catch (e) { return undefined; }
+    const m = /^\(\?i\)/.exec(s);
+    try { return m ? new RegExp(s.slice(4), 'i') : new RegExp(s); } catch (e) { return undefined; }
   }
 
   function quoteMeta(s) {
@@ -331,7 +334,10 @@
   });
 
   if (pivotText) {
-    pivotBox.textContent = 'Callers of ' + pivotText + ' ';
+    // (A bad expression is said, not drawn as if it were one: the whole graph is drawn.)
+    pivotBox.textContent = pivot === undefined
+      ? 'Callers: p=' + pivotText + ' is not a regular expression; all stacks shown '
+      : 'Callers of ' + pivotText + ' ';
     const a = document.createElement('a');
     a.href = link('flamegraph', { p: null });
     a.id = 'pivot-off';
