@@ -409,7 +409,9 @@ fn flame_graph_zoom_search_callers_and_pickers() {
     );
     let said = b.js("return document.getElementById('pivot').textContent");
     assert!(
-        said.as_str().unwrap().contains("p=( is not a regular expression"),
+        said.as_str()
+            .unwrap()
+            .contains("p=( is not a regular expression"),
         "{said}"
     );
     b.open(&format!(

@@ -558,6 +558,15 @@ fn the_trend_page_classes_and_links() {
         other.contains("12 dumps, ttrend.sample.0001.heap to ttrend.sample.0012.heap;"),
         "{other}"
     );
+    // Each says what it left out.
+    assert!(
+        page.contains("id=\"trend-others\">Not in the series: ttrend.sample.0012.heap, ttrend.sample.0011.heap, ttrend.sample.0010.heap, ttrend.sample.0009.heap and 8 more (another run"),
+        "{page}"
+    );
+    assert!(
+        other.contains("id=\"trend-others\">Not in the series: ttrend.hprof.0012.heap,"),
+        "{other}"
+    );
     assert!(page.contains("<div id=\"trend-chart\"><svg"), "{page}");
     assert!(!page.contains("<?xml"), "{page}");
     let expected = std::fs::read_to_string(dir.join("expected.tsv")).unwrap();

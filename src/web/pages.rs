@@ -741,6 +741,32 @@ fn trend(ui: &Ui, sel: &Selected, page: &str) -> Response {
             sel.snap.let_go, sel.snap.max_kept
         );
     }
+    // ... nor the profiles of the same kind that are not dumps of this process (another run
+    // of the program in the same folder, or a profile that does not fit this one).
+    let others: Vec<&str> = sel
+        .snap
+        .entries
+        .iter()
+        .enumerate()
+        .filter(|(i, e)| e.kind == sel.entry().kind && !series.contains(i))
+        .map(|(_, e)| e.name.as_str())
+        .collect();
+    if !others.is_empty() {
+        let mut named = others
+            .iter()
+            .take(4)
+            .copied()
+            .collect::<Vec<_>>()
+            .join(", ");
+        if others.len() > 4 {
+            let _ = write!(named, " and {} more", others.len() - 4);
+        }
+        let _ = write!(
+            b,
+            "<p class=\"hint\" id=\"trend-others\">Not in the series: {} (another run of the program, its program mapped elsewhere, or a profile that does not fit this one).</p>",
+            esc(&named)
+        );
+    }
     let mut svg = Vec::new();
     if crate::report::trend::write(&mut svg, &t, crate::report::TrendFormat::Svg).is_ok() {
         b.push_str("<div id=\"trend-chart\">");
