@@ -291,6 +291,8 @@ fn names(v: &serde_json::Value) -> Vec<String> {
 #[test]
 fn every_page_answers() {
     let (s, _dir) = heap_server();
+    // What every browser asks for: nothing, and no error.
+    assert_eq!(get(&format!("{}/favicon.ico", s.url)).status, 204);
     let page = |p: &str| {
         let a = get(&format!("{}/ui/{p}", s.url));
         assert_eq!(a.status, 200, "{p}: {}", a.text());
@@ -1155,6 +1157,12 @@ fn requests_that_are_too_big_or_not_ours_are_refused() {
         "a".repeat(40_000)
     );
     assert!(raw(&s, big.as_bytes()).starts_with("HTTP/1.1 431 "));
+    let long_url = format!(
+        "GET /ui/text?f={} HTTP/1.1\r\nHost: {host}\r\n\r\n",
+        "a".repeat(70_000)
+    );
+    let a = raw(&s, long_url.as_bytes());
+    assert!(a.starts_with("HTTP/1.1 414 "), "{}", &a[..a.len().min(200)]);
     let body =
         format!("POST /ui/fetch HTTP/1.1\r\nHost: {host}\r\nContent-Length: 10000000\r\n\r\n");
     assert!(raw(&s, body.as_bytes()).starts_with("HTTP/1.1 413 "));

@@ -679,6 +679,10 @@ impl server::Handler for Ui {
             };
             return Response::text(307, "see /ui/").with_header("Location", &loc);
         }
+        if path == "/favicon.ico" {
+            // Asked by every browser for every page: no icon, and no error in its console.
+            return Response::new(204, "image/x-icon", String::new());
+        }
         let Some(page) = path.strip_prefix("/ui/") else {
             return Response::text(404, "rpprof: no such page (the pages are under /ui/)");
         };

@@ -3,8 +3,8 @@
 //!
 //! What keeps one client from stalling the others: every connection has its own thread, so a
 //! slow report or a slow reader holds only its own; the request head is read with a timeout
-//! and a deadline and may not exceed [`Limits::max_head`] bytes (431), a body
-//! [`Limits::max_body`] (413); past [`Limits::max_connections`] a client gets 503 at once.
+//! and a deadline and may not exceed [`Limits::max_head`] bytes (431; 414 when its URL is), a
+//! body [`Limits::max_body`] (413); past [`Limits::max_connections`] a client gets 503 at once.
 //! Requests are parsed by `httparse` (hyper's parser); everything else is here, small enough
 //! to read in one sitting.
 //!
@@ -241,7 +241,7 @@ fn read_request(
             break i;
         }
         if buf.len() > limits.max_head {
-            return Err(Some((431, "request head too large")));
+            return Err(Some(too_large(&buf, limits.max_head)));
         }
         if start.elapsed() > limits.request_deadline {
             return Err(Some((408, "request too slow")));
@@ -262,7 +262,7 @@ fn read_request(
         }
     };
     if head_len > limits.max_head {
-        return Err(Some((431, "request head too large")));
+        return Err(Some(too_large(&buf, limits.max_head)));
     }
     let mut headers = [httparse::EMPTY_HEADER; 64];
     let mut parsed = httparse::Request::new(&mut headers);
@@ -329,6 +329,15 @@ fn read_request(
 }
 
 /// The end of the request head (after `\r\n\r\n`), if it has arrived.
+/// The answer to a request head past `max` bytes: 414 when its first line (the URL) is, 431
+/// when its headers are.
+fn too_large(head: &[u8], max: usize) -> (u16, &'static str) {
+    match memchr::memchr(b'\n', head) {
+        Some(i) if i <= max => (431, "request head too large"),
+        _ => (414, "request URL too long"),
+    }
+}
+
 fn find_head_end(buf: &[u8]) -> Option<usize> {
     buf.windows(4).position(|w| w == b"\r\n\r\n").map(|i| i + 4)
 }
