@@ -100,12 +100,14 @@ pub fn parse(
             break;
         }
         if let Some((var, value)) = attribute(t) {
+            // (A value as the messages quote it: its start.)
+            let quoted = lines::shorten(value.as_bytes(), 60);
             let num = || -> Result<f64> {
                 value.parse::<f64>().map_err(|_| {
                     Error::format(
                         path,
                         Location::Line(l.number),
-                        format!("bad value {value:?} for {var:?}"),
+                        format!("bad value {quoted:?} for {var:?}"),
                     )
                 })
             };
@@ -116,7 +118,7 @@ pub fn parse(
                         return Err(Error::format(
                             path,
                             Location::Line(l.number),
-                            format!("bad value {value:?} for \"cycles/second\""),
+                            format!("bad value {quoted:?} for \"cycles/second\""),
                         ));
                     }
                     seen_clock = true;
@@ -129,7 +131,7 @@ pub fn parse(
                             path,
                             Location::Line(l.number),
                             format!(
-                                "bad value {value:?} for \"sampling period\" (it must be positive)"
+                                "bad value {quoted:?} for \"sampling period\" (it must be positive)"
                             ),
                         ));
                     }
