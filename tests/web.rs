@@ -601,6 +601,37 @@ fn the_trend_page_classes_and_links() {
     ));
     assert_eq!(diff.status, 200);
     assert!(diff.text().contains("steady_leak"));
+    // By line, a row is focused on its line: the diff is the command line's.
+    let lines = get(&format!(
+        "{}/ui/trend?view=ttrend.hprof.0012.heap&g=lines",
+        s.url
+    ))
+    .text();
+    let place = r"^/tmp/rpprof-corpus/t-trend/ttrend\.cc:65$";
+    let link = format!(
+        "/ui/flamegraph?g=lines&amp;view=ttrend.hprof.0012.heap&amp;base=ttrend.hprof.0001.heap&amp;f={}",
+        enc(place)
+    );
+    assert!(lines.contains(&format!("<a href=\"{link}\"")), "{lines}");
+    let got = get(&format!(
+        "{}{}",
+        s.url,
+        link.replace("&amp;", "&")
+            .replace("/ui/flamegraph", "/ui/text")
+    ));
+    let (_, want, _) = cli(
+        &dir,
+        &[
+            "--text",
+            "--lines",
+            "--base=ttrend.hprof.0001.heap",
+            &format!("--focus={place}"),
+            "ttrend",
+            "ttrend.hprof.0012.heap",
+        ],
+    );
+    assert!(String::from_utf8_lossy(&want).contains("ttrend.cc:65\n"));
+    assert_eq!(got.text(), String::from_utf8_lossy(&want));
 }
 
 #[test]

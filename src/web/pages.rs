@@ -807,10 +807,19 @@ fn trend(ui: &Ui, sel: &Selected, page: &str) -> Response {
         } else {
             row.name.clone()
         };
-        // A focus expression matches a function's name, not a node named by its line,
-        // file or address: those rows link to the unfocused diff.
-        let by_function = t.granularity == Granularity::Functions && !t.stacks;
-        let re = (!is_total && by_function).then(|| function_re(&row.name));
+        // A focus expression matches a frame's function name or its place (`file:line`):
+        // a line's row is focused on its place, a file's on its lines; an address's row
+        // (and a whole stack's) links to the unfocused diff.
+        let re = match (t.granularity, t.stacks || is_total) {
+            (_, true) => None,
+            (Granularity::Functions, false) => Some(function_re(&row.name)),
+            (Granularity::Lines, false) => row
+                .name
+                .rsplit_once(' ')
+                .map(|(_, place)| format!("^{}$", quote_meta(place))),
+            (Granularity::Files, false) => Some(format!("^{}:\\d+$", quote_meta(&row.name))),
+            (Granularity::Addresses, false) => None,
+        };
         let cell = match diff(if is_total { None } else { re.as_deref() }) {
             Some(link) => format!(
                 "<a href=\"{}\" title=\"the last dump against the first\">{}</a>",
