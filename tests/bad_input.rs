@@ -1170,6 +1170,38 @@ fn compressed_dwarf_claiming_huge_sizes() {
     }
 }
 
+/// A section header whose offset points past the file: the warning says so (it spoke of
+/// "compressed data size or offset" of a section that is not compressed), and the symbol
+/// table still names the functions.
+#[test]
+fn a_dwarf_section_past_the_end_of_the_file() {
+    use object::{Object, ObjectSection};
+    let d = scratch("section-past-end");
+    let heap = common::root().join("testdata/t-heap");
+    let mut theap = std::fs::read(heap.join("theap")).unwrap();
+    let index = object::File::parse(&*theap)
+        .unwrap()
+        .section_by_name(".debug_info")
+        .unwrap()
+        .index()
+        .0;
+    let shoff = u64::from_le_bytes(theap[0x28..0x30].try_into().unwrap()) as usize;
+    let shentsize = u16::from_le_bytes(theap[0x3a..0x3c].try_into().unwrap()) as usize;
+    let sh = shoff + index * shentsize;
+    theap[sh + 24..sh + 32].copy_from_slice(&(1u64 << 40).to_le_bytes());
+    write(&d, "theap", &theap);
+    let profile = heap.join("theap.hprof.0003.heap").display().to_string();
+    let out = run(&d, &["--text", "theap", &profile]);
+    check(&out, "a section past the end");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("cannot read its DWARF (.debug_info: its bytes 1099511627776..")
+            && err.contains("lie past the end of the file"),
+        "{err}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains(" main\n"));
+}
+
 #[test]
 fn jemalloc_thread_lines_cannot_multiply_a_stack() {
     // Each thread line copies its stack: 40000 addresses and 40000 thread lines (1 MB of

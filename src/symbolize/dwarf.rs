@@ -799,7 +799,7 @@ impl Sections {
             if let (Some(i), Some(joined)) = (biggest, big) {
                 data[i] = Some(joined.unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
             }
-            for ((id, _, _), data) in found.iter().zip(data) {
+            for ((id, sec, _), data) in found.iter().zip(data) {
                 let Some(data) = data else { continue };
                 match data {
                     Ok(std::borrow::Cow::Borrowed(b)) => {
@@ -817,7 +817,19 @@ impl Sections {
                     Ok(std::borrow::Cow::Owned(v)) => {
                         owned.insert(*id, v);
                     }
-                    Err(e) => return Err(format!("{}: {e}", id.name())),
+                    Err(e) => {
+                        // A section header pointing past the file: said as such (the reader's
+                        // words speak of compressed data, which it may not be).
+                        let len = map.len() as u64;
+                        return Err(match sec.file_range() {
+                            Some((off, size)) if off.saturating_add(size) > len => format!(
+                                "{}: its bytes {off}..{} lie past the end of the file ({len} bytes): the file is damaged or cut short",
+                                id.name(),
+                                off.saturating_add(size)
+                            ),
+                            _ => format!("{}: {e}", id.name()),
+                        });
+                    }
                 }
             }
             Sections {
