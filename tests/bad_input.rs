@@ -1282,6 +1282,32 @@ fn contention_attributes_that_are_not_numbers_are_refused() {
     }
 }
 
+/// Lines a contention profile does not hold (not a record, an attribute or a memory-map
+/// line) are counted in a warning naming the first (pprof ignores them without a word: a
+/// heap profile under a contention header was an empty report, and nothing said why).
+#[test]
+fn contention_lines_that_are_nothing_are_said() {
+    let c = common::root().join("testdata/t-contention/tcont.contention");
+    let data = std::fs::read_to_string(&c).unwrap();
+    let clean = rpprof::profile::parse(data.as_bytes(), &c).unwrap();
+    assert!(
+        !clean.notes.iter().any(|n| n.contains("neither")),
+        "{:?}",
+        clean.notes
+    );
+    let mut lines: Vec<&str> = data.lines().collect();
+    lines.insert(3, "garbage");
+    lines.insert(5, "1: 4096 [ 1: 4096] @ 0x1 0x2");
+    let text = lines.join("\n") + "\n";
+    let p = rpprof::profile::parse(text.as_bytes(), &c).unwrap();
+    assert_eq!(p.samples.len(), clean.samples.len());
+    let said = format!(
+        "{}: 2 lines from line 4 on are neither a contention record, an attribute nor a memory-map line: ignored",
+        c.display()
+    );
+    assert!(p.notes.iter().any(|n| n.contains(&said)), "{:?}", p.notes);
+}
+
 /// testdata's contention profile (written by the program's own contention recorder) cut in
 /// the middle of a record, or with a count damaged: the cut record is left out with a
 /// warning (its last address may be cut short), the damaged one is an error naming its line

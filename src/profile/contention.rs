@@ -54,6 +54,8 @@ pub fn parse(
     let mut seen_clock = false;
     let mut period = 1.0f64;
     let mut vars = maps::Vars::default();
+    // The first line that is none of what a contention profile holds, and how many.
+    let mut unread: Option<(usize, usize)> = None;
     while let Some(l) = lines.next_line() {
         let t = l.text;
         if let Some((left, stack)) = split_at_sign(t) {
@@ -144,8 +146,25 @@ pub fn parse(
             }
             continue;
         }
-        // Anything else belongs to the memory map.
-        maps::take_line(&l, path, &mut vars, &mut p);
+        // Anything else belongs to the memory map; what is not a map line either is
+        // counted (pprof ignores it without a word: a heap profile under a contention
+        // header read as an empty report).
+        // (Not counted: a section's `--- Memory map: ---` line, and the `0x... name` lines
+        // of a Java profile's symbols.)
+        let known =
+            t.trim_ascii_start().starts_with(b"---") || t.trim_ascii_start().starts_with(b"0x");
+        if !maps::take_line(&l, path, &mut vars, &mut p) && l.terminated && !known {
+            let at = unread.get_or_insert((l.number, 0));
+            at.1 += 1;
+        }
+    }
+    if let Some((first, n)) = unread {
+        p.notes.push(format!(
+            "Warning: {}: {n} line{} from line {first} on {} neither a contention record, an attribute nor a memory-map line: ignored",
+            path.display(),
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "is" } else { "are" },
+        ));
     }
     if !seen_clock {
         p.notes.push(format!(

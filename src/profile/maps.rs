@@ -136,7 +136,7 @@ fn hex(s: &[u8]) -> Option<u64> {
 pub fn read_section(lines: &mut Lines<'_>, path: &Path, p: &mut Profile) {
     let mut vars = Vars::default();
     while let Some(l) = lines.next_line() {
-        take_line(&l, path, &mut vars, p);
+        let _ = take_line(&l, path, &mut vars, p);
     }
 }
 
@@ -144,7 +144,7 @@ pub fn read_section(lines: &mut Lines<'_>, path: &Path, p: &mut Profile) {
 pub fn read_text(data: &[u8], path: &Path, p: &mut Profile) {
     let mut vars = Vars::default();
     for l in Lines::new(data) {
-        take_line(&l, path, &mut vars, p);
+        let _ = take_line(&l, path, &mut vars, p);
     }
 }
 
@@ -155,12 +155,13 @@ pub(crate) struct Vars(std::collections::HashMap<String, String>);
 
 /// Handles one line of a map section; contention profiles feed their map lines one by one.
 /// A `name=value` line defines a variable that `$name` in later paths stands for (pprof knows
-/// `build`; Go pprof any name).
-pub(crate) fn take_line(l: &Line<'_>, path: &Path, vars: &mut Vars, p: &mut Profile) {
+/// `build`; Go pprof any name). False for a line that is none of these (ignored, as pprof
+/// ignores it), or a map line cut short.
+pub(crate) fn take_line(l: &Line<'_>, path: &Path, vars: &mut Vars, p: &mut Profile) -> bool {
     let text = l.text;
     let trimmed = text.trim_ascii();
     if trimmed.is_empty() {
-        return;
+        return true;
     }
     if let Some(eq) = trimmed.iter().position(|&c| c == b'=') {
         let name = &trimmed[..eq];
@@ -168,7 +169,7 @@ pub(crate) fn take_line(l: &Line<'_>, path: &Path, vars: &mut Vars, p: &mut Prof
             let name = String::from_utf8_lossy(name).into_owned();
             let value = String::from_utf8_lossy(&trimmed[eq + 1..]).into_owned();
             vars.0.insert(name, value);
-            return;
+            return true;
         }
     }
     let mut m = match parse_line(text, l.number) {
@@ -182,7 +183,7 @@ pub(crate) fn take_line(l: &Line<'_>, path: &Path, vars: &mut Vars, p: &mut Prof
                     lines::shorten(text, 60)
                 ));
             }
-            return;
+            return false;
         }
     };
     if !l.terminated {
@@ -200,6 +201,7 @@ pub(crate) fn take_line(l: &Line<'_>, path: &Path, vars: &mut Vars, p: &mut Prof
         }
     }
     p.mappings.push(m);
+    true
 }
 
 /// The longest path Linux opens (`PATH_MAX`): expansions beyond it are not made.
