@@ -835,6 +835,12 @@ fn a_base_that_does_not_fit_gets_the_command_lines_refusal() {
         !diff.contains(&format!("value=\"{H3}\"")),
         "not itself: {diff}"
     );
+    // ... unless the URL asks for it: then it is shown chosen, as the page says (Apply
+    // dropped the base).
+    let page = get(&format!("{}/ui/top?view={H3}&base={H3}", s.url)).text();
+    let diff = &page[page.find("id=\"base-picker\"").unwrap()..];
+    let diff = &diff[..diff.find("</select>").unwrap()];
+    assert!(diff.contains(&format!("value=\"{H3}\" selected")), "{diff}");
 }
 
 /// `--base` on the command line holds for a page whose URL has no parameters, as

@@ -187,7 +187,9 @@ fn header(ui: &Ui, sel: &Selected, page: &str, msgs: &str) -> String {
     h.push_str("<label>Diff <select name=\"base\" id=\"base-picker\"><option value=\"\">&lt;none&gt;</option>");
     if let (Some(s), Some(v)) = (sel.session(), snap.entries.get(sel.view)) {
         for (i, e) in snap.entries.iter().enumerate() {
-            if i == sel.view {
+            // Not itself (all zeros), unless the URL asks for it: then shown chosen, as the
+            // page's header says.
+            if i == sel.view && sel.base != Some(i) {
                 continue;
             }
             // Only the profiles that can be subtracted from this one.
