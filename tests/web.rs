@@ -1164,6 +1164,10 @@ fn an_empty_folder_waits_for_its_first_dump() {
     let page = get(&format!("{}/ui/flamegraph", s.url));
     assert_eq!(page.status, 200);
     assert!(page.text().contains("No profiles yet"), "{}", page.text());
+    // A plain form: not a bad request, a service not ready yet.
+    let text = get(&format!("{}/ui/text", s.url));
+    assert_eq!(text.status, 503, "{}", text.text());
+    assert!(text.text().contains("no profiles yet"), "{}", text.text());
     copy_at(&src.join(H3), &t.join("dumps").join(H3), 0);
     wait_for(&s, H3, true);
     let got = get(&format!("{}/ui/text", s.url));

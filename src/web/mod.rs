@@ -600,6 +600,11 @@ impl Ui {
             Ok(s) => s,
             Err(r) => return r.response(),
         };
+        if sel.sub.is_none() {
+            // A watched folder with no dump yet: nothing is wrong with the request.
+            return Response::text(503, "rpprof: no profiles yet (a dump will come)")
+                .with_header("Retry-After", "1");
+        }
         let (ctype, disposition) = match mode {
             Mode::Proto => (
                 "application/octet-stream",
