@@ -948,6 +948,53 @@ fn a_dump_rewritten_in_a_watched_folder_joins_again() {
     assert!(page.contains("id=\"trend-summary\">3 dumps"), "{page}");
 }
 
+/// A file read twice (rewritten), whose second reading was taken while it was being written:
+/// once complete, it replaces that second reading alone; the first stays under its name.
+#[test]
+fn a_completed_rewrite_replaces_only_the_latest_reading() {
+    let t = scratch("rewrite-completed");
+    let dumps = t.join("dumps");
+    std::fs::create_dir(&dumps).unwrap();
+    let src = case("t-heap");
+    let prog = src.join("theap");
+    let latest = dumps.join("heap.latest");
+    copy_at(&src.join(H1), &latest, 0);
+    let s = web::start(&t, &[prog.to_str().unwrap(), "dumps"], &[]);
+    wait_for(&s, "heap.latest", true);
+    // Rewritten with another dump, read while still being written: its header and first
+    // two records.
+    let data = std::fs::read(src.join(H3)).unwrap();
+    let cut = data
+        .iter()
+        .enumerate()
+        .filter(|&(_, &b)| b == b'\n')
+        .nth(2)
+        .unwrap()
+        .0
+        + 1;
+    write_at(&latest, &data[..cut], 600);
+    wait_for(&s, "heap.latest (2)", true);
+    write_at(&latest, &data, 1200);
+    let (_, want, _) = cli(&src, &["--text", "theap", H3]);
+    let want = String::from_utf8_lossy(&want).into_owned();
+    let second = format!("{}/ui/text?view={}", s.url, enc("heap.latest (2)"));
+    let start = std::time::Instant::now();
+    while get(&second).text() != want {
+        // A guard against a test that would never end, not a timing requirement.
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "never replaced: {}",
+            s.stderr.lock().unwrap()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let h = wait_for(&s, "heap.latest", true);
+    assert_eq!(listed(&h), ["heap.latest (2)", "heap.latest"]);
+    let (_, first, _) = cli(&src, &["--text", "theap", H1]);
+    let got = get(&format!("{}/ui/text?view=heap.latest", s.url));
+    assert_eq!(got.text(), String::from_utf8_lossy(&first));
+}
+
 /// A dump read while it was being written (it stopped changing for a while, at a line's
 /// end) is replaced under its name once it is complete; a dump touched, or copied over with
 /// the same bytes, changes nothing.

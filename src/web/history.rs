@@ -652,8 +652,22 @@ impl History {
         }
         let mut items: Vec<(SystemTime, PathBuf, bool, Item)> = Vec::new();
         let mut replaced: Vec<Entry> = Vec::new();
+        // What a profile replaces is the latest reading of its file (the one whose bytes it
+        // starts with); earlier readings (the file rewritten since) stay.
+        let latest = |p: &Path| {
+            snap.entries
+                .iter()
+                .filter(|e| e.path == p)
+                .max_by_key(|e| e.index)
+                .map(|e| e.index)
+        };
+        let replacing: Vec<usize> = new
+            .iter()
+            .filter(|n| n.replace)
+            .filter_map(|n| latest(&n.loaded.path))
+            .collect();
         for e in &snap.entries {
-            if new.iter().any(|n| n.replace && n.loaded.path == e.path) {
+            if replacing.contains(&e.index) {
                 replaced.push(e.clone());
             } else {
                 items.push((e.time, e.path.clone(), e.pinned, Item::Old(e.clone())));
