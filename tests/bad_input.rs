@@ -1296,6 +1296,21 @@ fn contention_lines_that_are_nothing_are_said() {
         clean.notes
     );
     let mut lines: Vec<&str> = data.lines().collect();
+    // A Go block profile (`/debug/pprof/block?debug=1`) follows each record with comment
+    // lines naming its frames: they are no garbage.
+    lines.insert(
+        3,
+        "#\t0x43d5a6\tsync.(*Mutex).Lock+0x1a6\t/usr/lib/go/src/sync/mutex.go:81",
+    );
+    let commented = lines.join("\n") + "\n";
+    let p = rpprof::profile::parse(commented.as_bytes(), &c).unwrap();
+    assert_eq!(p.samples.len(), clean.samples.len());
+    assert!(
+        !p.notes.iter().any(|n| n.contains("neither")),
+        "{:?}",
+        p.notes
+    );
+    lines.remove(3);
     lines.insert(3, "garbage");
     lines.insert(5, "1: 4096 [ 1: 4096] @ 0x1 0x2");
     let text = lines.join("\n") + "\n";

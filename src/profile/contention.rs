@@ -149,10 +149,13 @@ pub fn parse(
         // Anything else belongs to the memory map; what is not a map line either is
         // counted (pprof ignores it without a word: a heap profile under a contention
         // header read as an empty report).
-        // (Not counted: a section's `--- Memory map: ---` line, and the `0x... name` lines
-        // of a Java profile's symbols.)
-        let known =
-            t.trim_ascii_start().starts_with(b"---") || t.trim_ascii_start().starts_with(b"0x");
+        // (Not counted: a section's `--- Memory map: ---` line, the `0x... name` lines of a
+        // Java profile's symbols, and the `#\t0x...\tfunction\tfile:line` comments after
+        // each record of a Go block or mutex profile, `?debug=1`.)
+        let start = t.trim_ascii_start();
+        let known = [&b"---"[..], b"0x", b"#"]
+            .iter()
+            .any(|k| start.starts_with(k));
         if !maps::take_line(&l, path, &mut vars, &mut p) && l.terminated && !known {
             let at = unread.get_or_insert((l.number, 0));
             at.1 += 1;
