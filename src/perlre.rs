@@ -4,12 +4,20 @@
 
 use std::borrow::Cow;
 
+/// Perl's `\v`, vertical white space, as the members of a class (`regex`'s `\v` is the
+/// vertical tab alone).
+macro_rules! vertical_space {
+    () => {
+        r"\n\x0B\x0C\r\x85\u{2028}\u{2029}"
+    };
+}
+
 /// `pattern` rewritten for the `regex` crate: a `{` that does not start a quantifier is a
 /// literal brace (Perl takes `{lambda`, `a{,}` and `f{x}` literally; `regex` refuses them),
 /// a quantifier may hold blanks and leave out its lower bound (`{ 2 , }`, `{,3}`), `\Z`
-/// is the end or a final newline, and `\<` and `\>` are the characters `<` and `>` (word
-/// boundaries in `regex`; C++ template names hold them). What has no equivalent (look-around, back-references)
-/// is left for `regex` to refuse by name.
+/// is the end or a final newline, `\v` is vertical white space (not only the vertical tab),
+/// and `\<` and `\>` are the characters `<` and `>`, in a class too (word boundaries in `regex`; C++ template names hold them). What has no
+/// equivalent (look-around, back-references) is left for `regex` to refuse by name.
 pub fn to_rust(pattern: &str) -> Cow<'_, str> {
     if !pattern.contains(['{', '\\']) {
         return Cow::Borrowed(pattern);
@@ -25,12 +33,13 @@ pub fn to_rust(pattern: &str) -> Cow<'_, str> {
                 let Some(&c) = b.get(i + 1) else {
                     break;
                 };
-                if c == b'Z' || c == b'<' || c == b'>' {
+                if matches!(c, b'Z' | b'<' | b'>' | b'v') {
                     out.push_str(&pattern[copied..i]);
                     out.push_str(match c {
                         b'Z' => r"(?:\n?\z)",
                         b'<' => "<",
-                        _ => ">",
+                        b'>' => ">",
+                        _ => concat!("[", vertical_space!(), "]"),
                     });
                     i += 2;
                     copied = i;
@@ -45,7 +54,28 @@ pub fn to_rust(pattern: &str) -> Cow<'_, str> {
                         .map_or(b.len(), |p| i + p + 1);
                 }
             }
-            b'[' => i = class_end(b, i),
+            b'[' => {
+                // Inside a class too, `\<` and `\>` are the characters (`regex` refuses them
+                // there).
+                let end = class_end(b, i);
+                let mut j = i + 1;
+                while j + 1 < end {
+                    if b[j] == b'\\' {
+                        if matches!(b[j + 1], b'<' | b'>') {
+                            out.push_str(&pattern[copied..j]);
+                            copied = j + 1;
+                        } else if b[j + 1] == b'v' {
+                            out.push_str(&pattern[copied..j]);
+                            out.push_str(vertical_space!());
+                            copied = j + 2;
+                        }
+                        j += 2;
+                    } else {
+                        j += 1;
+                    }
+                }
+                i = end;
+            }
             b'{' => match quantifier(&b[i..]) {
                 Some((len, q)) => {
                     out.push_str(&pattern[copied..i]);
@@ -242,6 +272,14 @@ mod tests {
             (r"int\>", "vector<int>", true),
             (r"grow\>", "grow", false),
             (r"\<grow", "grow", false),
+            (r"vector[\<]int", "vector<int>", true),
+            (r"int[\>\]]", "vector<int>", true),
+            (r"int[^\>]", "vector<int>", false),
+            (r"[\\<]", "a\\b", true),
+            (r"a\vb", "a\nb", true),
+            (r"a[\v]b", "a\rb", true),
+            (r"a[^\v]b", "a\nb", false),
+            (r"a\vb", "a b", false),
         ] {
             // unwrap: a test, on the patterns written above (no input reaches it); a
             // failure is the test failing.
