@@ -709,3 +709,36 @@ fn disasm_without_objdump_names_the_package() {
         "{stderr}"
     );
 }
+
+/// `--list --pprof_quirks` asks objdump where a relocated routine's last instruction starts
+/// (pprof's cut); a routine loaded where it is linked (a program that is not a PIE) has no
+/// cut, and its listing does not look for objdump (`--tools` naming none failed it).
+#[test]
+fn list_pprof_quirks_needs_objdump_only_for_relocated_routines() {
+    let dir = common::root().join("testdata").join("t-cpu");
+    let list = |program: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_rpprof"))
+            .args([
+                "--list=sieve_count",
+                "--pprof_quirks",
+                "--tools=/nonexistent/",
+                "--lib_prefix=.",
+                &format!("./{program}"),
+                &format!("{program}.prof"),
+            ])
+            .current_dir(&dir)
+            .output()
+            .expect("run rpprof")
+    };
+    let plain = list("tcpu-nopie");
+    assert_eq!(plain.status.code(), Some(0), "{}", text(&plain.stderr));
+    assert!(
+        text(&plain.stdout).contains("ROUTINE ====================== sieve_count"),
+        "{}",
+        text(&plain.stdout)
+    );
+    let pie = list("tcpu-pie");
+    assert_ne!(pie.status.code(), Some(0), "{}", text(&pie.stderr));
+    assert!(text(&pie.stderr).contains("No 'objdump' found"));
+    assert!(pie.stdout.is_empty());
+}

@@ -211,7 +211,7 @@ pub fn pprof_list_cut(objdump_program: &Path, r: &ListedRoutine) -> Option<u64> 
     let insns = parse_objdump(&objdump(objdump_program, r).ok()?);
     let last = insns.last()?.vma;
     let start = last.wrapping_add(r.delta);
-    Some(start.saturating_add(r.vmas.1.saturating_sub(start)))
+    Some(start.max(r.vmas.1))
 }
 
 /// Writes the disassembly of each routine; `quirks` as [`write_routine`]'s.
