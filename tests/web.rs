@@ -293,6 +293,18 @@ fn every_page_answers() {
     let (s, _dir) = heap_server();
     // What every browser asks for: nothing, and no error.
     assert_eq!(get(&format!("{}/favicon.ico", s.url)).status, 204);
+    // ... without a length, which a 204 may not have (RFC 9110, 8.6).
+    let mut c = TcpStream::connect(s.url.trim_start_matches("http://")).unwrap();
+    c.write_all(b"GET /favicon.ico HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        .unwrap();
+    let mut raw = String::new();
+    c.read_to_string(&mut raw).unwrap();
+    assert!(raw.starts_with("HTTP/1.1 204 No Content\r\n"), "{raw}");
+    assert!(
+        !raw.to_ascii_lowercase().contains("content-length"),
+        "{raw}"
+    );
+    assert!(raw.ends_with("\r\n\r\n"), "{raw}");
     let page = |p: &str| {
         let a = get(&format!("{}/ui/{p}", s.url));
         assert_eq!(a.status, 200, "{p}: {}", a.text());

@@ -202,12 +202,17 @@ fn reason(status: u16) -> &'static str {
 
 /// Writes `resp` (the head only for `HEAD`).
 fn write_response(stream: &mut TcpStream, resp: &Response, head_only: bool) {
-    let mut head = format!(
-        "HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\nX-Content-Type-Options: nosniff\r\nReferrer-Policy: no-referrer\r\n",
-        resp.status,
-        reason(resp.status),
-        resp.content_type,
-        resp.body.len()
+    let mut head = format!("HTTP/1.1 {} {}\r\n", resp.status, reason(resp.status));
+    // A 204 has no body, and may not say a length (RFC 9110, 8.6).
+    if resp.status != 204 {
+        head.push_str(&format!(
+            "Content-Type: {}\r\nContent-Length: {}\r\n",
+            resp.content_type,
+            resp.body.len()
+        ));
+    }
+    head.push_str(
+        "Connection: close\r\nX-Content-Type-Options: nosniff\r\nReferrer-Policy: no-referrer\r\n",
     );
     for (n, v) in &resp.headers {
         // Header values are made here, never from a request; still, no line breaks.
@@ -218,7 +223,7 @@ fn write_response(stream: &mut TcpStream, resp: &Response, head_only: bool) {
     }
     head.push_str("\r\n");
     let _ = stream.write_all(head.as_bytes());
-    if !head_only {
+    if !head_only && resp.status != 204 {
         let _ = stream.write_all(&resp.body);
     }
     let _ = stream.flush();
@@ -328,7 +333,6 @@ fn read_request(
     Ok(req)
 }
 
-/// The end of the request head (after `\r\n\r\n`), if it has arrived.
 /// The answer to a request head past `max` bytes: 414 when its first line (the URL) is, 431
 /// when its headers are.
 fn too_large(head: &[u8], max: usize) -> (u16, &'static str) {
@@ -338,6 +342,7 @@ fn too_large(head: &[u8], max: usize) -> (u16, &'static str) {
     }
 }
 
+/// The end of the request head (after `\r\n\r\n`), if it has arrived.
 fn find_head_end(buf: &[u8]) -> Option<usize> {
     buf.windows(4).position(|w| w == b"\r\n\r\n").map(|i| i + 4)
 }
