@@ -36,13 +36,7 @@ pub fn parse(
     );
     p.sample_types = CONTENTION_TYPES.to_vec();
     // Lines ending in `\r` alone make the whole file one header line, "cut short".
-    if header.text[..header.text.len().saturating_sub(1)].contains(&b'\r') {
-        return Err(Error::format(
-            path,
-            Location::Line(header.line),
-            "bad contention profile header: its lines end in a carriage return alone (\\r): convert the line ends to \\n",
-        ));
-    }
+    super::heap::refuse_cr_only("contention", header, path)?;
     super::heap::header_cut(&mut p, path, header);
     if old {
         p.notes.push(

@@ -587,13 +587,30 @@ fn records_end(data: &[u8], start: usize) -> usize {
         .map_or(data.len(), |i| start + i + 1)
 }
 
+/// Why a header line holding a `\r` is refused: the file's lines end in `\r` alone, so that
+/// the whole file is read as one line.
+const CR_ONLY: &str =
+    "its lines end in a carriage return alone (\\r): convert the line ends to \\n";
+
+/// Refuses a header line of a `kind` profile that holds a `\r` ([`CR_ONLY`]).
+pub(crate) fn refuse_cr_only(kind: &str, header: &Header<'_>, path: &Path) -> Result<()> {
+    if header.text.contains(&b'\r') {
+        return Err(Error::format(
+            path,
+            Location::Line(header.line),
+            format!("bad {kind} profile header: {CR_ONLY}"),
+        ));
+    }
+    Ok(())
+}
+
 /// A `heap profile:` header that is not `heap profile: N: N [N: N]` (then, optionally,
 /// `@ type/rate`) is an error: read on, its records would be counted without their sampling
 /// adjustment, or, when the lines end in `\r` alone, taken as the header's type (an empty
 /// report).
 fn check_header(lines: &Lines<'_>, header: &Header<'_>, path: &Path) -> Result<()> {
     let why = if header.text.contains(&b'\r') {
-        "its lines end in a carriage return alone (\\r): convert the line ends to \\n"
+        CR_ONLY
     } else if header_fields(&unsigned(header.text)).is_none() {
         if lines.at_end() {
             "it is not \"heap profile: N: N [N: N] @ type\" and the file ends there (cut short?)"
@@ -667,13 +684,7 @@ pub(super) fn cut_note(path: &Path, l: &Line<'_>, kept: &str) -> String {
 
 /// Reads jemalloc's threaded heap profile (first line `heap_v2/<rate>`), as jeprof does.
 pub fn parse_jemalloc(lines: &mut Lines<'_>, header: &Header<'_>, path: &Path) -> Result<Profile> {
-    if header.text.contains(&b'\r') {
-        return Err(Error::format(
-            path,
-            Location::Line(header.line),
-            "bad jemalloc profile header: its lines end in a carriage return alone (\\r): convert the line ends to \\n",
-        ));
-    }
+    refuse_cr_only("jemalloc", header, path)?;
     // The digits after `heap_v2/`, as jeprof reads them (what follows them is not read).
     let after = &header.text["heap_v2/".len()..];
     let digits = after.iter().take_while(|b| b.is_ascii_digit()).count();
