@@ -16,8 +16,9 @@ macro_rules! vertical_space {
 /// literal brace (Perl takes `{lambda`, `a{,}` and `f{x}` literally; `regex` refuses them),
 /// a quantifier may hold blanks and leave out its lower bound (`{ 2 , }`, `{,3}`), `\Z`
 /// is the end or a final newline, `\v` is vertical white space (not only the vertical tab),
-/// and `\<` and `\>` are the characters `<` and `>`, in a class too (word boundaries in `regex`; C++ template names hold them). What has no
-/// equivalent (look-around, back-references) is left for `regex` to refuse by name.
+/// and `\<` and `\>` are the characters `<` and `>`, in a class too (word boundaries in
+/// `regex`; C++ template names hold them). What has no equivalent (look-around,
+/// back-references) is left for `regex` to refuse by name.
 pub fn to_rust(pattern: &str) -> Cow<'_, str> {
     if !pattern.contains(['{', '\\']) {
         return Cow::Borrowed(pattern);
