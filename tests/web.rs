@@ -960,6 +960,34 @@ fn a_dump_rewritten_in_a_watched_folder_joins_again() {
     assert!(page.contains("id=\"trend-summary\">3 dumps"), "{page}");
 }
 
+/// The start of a dump as it is while being written: its header and first two records.
+fn being_written(data: &[u8]) -> &[u8] {
+    let cut = data
+        .iter()
+        .enumerate()
+        .filter(|&(_, &b)| b == b'\n')
+        .nth(2)
+        .unwrap()
+        .0
+        + 1;
+    &data[..cut]
+}
+
+/// Waits until the text report of the profile named `name` is `want` (it was read again).
+fn wait_for_text(s: &web::WebServer, name: &str, want: &str) {
+    let url = format!("{}/ui/text?view={}", s.url, enc(name));
+    let start = std::time::Instant::now();
+    while get(&url).text() != want {
+        // A guard against a test that would never end, not a timing requirement.
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "never replaced: {}",
+            s.stderr.lock().unwrap()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
 /// A file read twice (rewritten), whose second reading was taken while it was being written:
 /// once complete, it replaces that second reading alone; the first stays under its name.
 #[test]
@@ -973,33 +1001,14 @@ fn a_completed_rewrite_replaces_only_the_latest_reading() {
     copy_at(&src.join(H1), &latest, 0);
     let s = web::start(&t, &[prog.to_str().unwrap(), "dumps"], &[]);
     wait_for(&s, "heap.latest", true);
-    // Rewritten with another dump, read while still being written: its header and first
-    // two records.
+    // Rewritten with another dump, read while still being written.
     let data = std::fs::read(src.join(H3)).unwrap();
-    let cut = data
-        .iter()
-        .enumerate()
-        .filter(|&(_, &b)| b == b'\n')
-        .nth(2)
-        .unwrap()
-        .0
-        + 1;
-    write_at(&latest, &data[..cut], 600);
+    write_at(&latest, being_written(&data), 600);
     wait_for(&s, "heap.latest (2)", true);
     write_at(&latest, &data, 1200);
     let (_, want, _) = cli(&src, &["--text", "theap", H3]);
     let want = String::from_utf8_lossy(&want).into_owned();
-    let second = format!("{}/ui/text?view={}", s.url, enc("heap.latest (2)"));
-    let start = std::time::Instant::now();
-    while get(&second).text() != want {
-        // A guard against a test that would never end, not a timing requirement.
-        assert!(
-            start.elapsed() < Duration::from_secs(120),
-            "never replaced: {}",
-            s.stderr.lock().unwrap()
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    wait_for_text(&s, "heap.latest (2)", &want);
     let h = wait_for(&s, "heap.latest", true);
     assert_eq!(listed(&h), ["heap.latest (2)", "heap.latest"]);
     let (_, first, _) = cli(&src, &["--text", "theap", H1]);
@@ -1018,17 +1027,8 @@ fn a_dump_completed_replaces_its_first_reading_and_a_touch_changes_nothing() {
     let src = case("t-heap");
     let prog = src.join("theap");
     let data = std::fs::read(src.join(H3)).unwrap();
-    // The header and the first two records.
-    let cut = data
-        .iter()
-        .enumerate()
-        .filter(|&(_, &b)| b == b'\n')
-        .nth(2)
-        .unwrap()
-        .0
-        + 1;
     let dump = dumps.join(H3);
-    write_at(&dump, &data[..cut], 0);
+    write_at(&dump, being_written(&data), 0);
     copy_at(&src.join(H1), &dumps.join(H1), 0);
     let s = web::start(&t, &[prog.to_str().unwrap(), "dumps"], &[]);
     wait_for(&s, H3, true);
@@ -1036,16 +1036,7 @@ fn a_dump_completed_replaces_its_first_reading_and_a_touch_changes_nothing() {
     let want = String::from_utf8_lossy(&want).into_owned();
     assert_ne!(get(&format!("{}/ui/text?view={H3}", s.url)).text(), want);
     write_at(&dump, &data, 600);
-    let start = std::time::Instant::now();
-    while get(&format!("{}/ui/text?view={H3}", s.url)).text() != want {
-        // A guard against a test that would never end, not a timing requirement.
-        assert!(
-            start.elapsed() < Duration::from_secs(120),
-            "never replaced: {}",
-            s.stderr.lock().unwrap()
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    wait_for_text(&s, H3, &want);
     // Touched: nothing changes. Two dumps copied in one after the other make sure that the
     // folder was looked at twice after the touch (once to see it, once to read it).
     set_time(&dumps.join(H1), 1200);
