@@ -486,7 +486,7 @@ impl View {
                     )?;
                 } else {
                     // (objdump is asked only where there may be a cut: a relocated routine.)
-                    let relocated = routines.iter().any(|r| (r.delta as i64) > 0);
+                    let relocated = routines.iter().any(|r| r.relocated());
                     let cuts: Vec<Option<u64>> = if self.pprof_quirks && relocated {
                         let objdump = disasm::objdump_path(self.tools.as_deref())?;
                         routines

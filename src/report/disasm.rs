@@ -205,7 +205,7 @@ fn objdump(program: &Path, r: &ListedRoutine) -> Result<String> {
 /// [`write_routine`]); a routine loaded above its file address loses that instruction's
 /// samples. `None` when objdump cannot say (it is not there: pprof fails then).
 pub fn pprof_list_cut(objdump_program: &Path, r: &ListedRoutine) -> Option<u64> {
-    if (r.delta as i64) <= 0 {
+    if !r.relocated() {
         return None;
     }
     let insns = parse_objdump(&objdump(objdump_program, r).ok()?);
@@ -257,7 +257,7 @@ pub fn write_routine(
             Some(n) => n.vma,
             // pprof's end, the file's, against addresses in the process (the routine
             // loaded above its file address: below, pprof would walk the gap).
-            None if quirks && (r.delta as i64) > 0 => {
+            None if quirks && r.relocated() => {
                 e.vma + r.vmas.1.saturating_sub(e.vma.saturating_add(r.delta))
             }
             None => r.vmas.1,

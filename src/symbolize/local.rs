@@ -1538,6 +1538,14 @@ pub struct ListedRoutine {
     pub delta: u64,
 }
 
+impl ListedRoutine {
+    /// Whether it is loaded above its file address (a PIE, a library): pprof's `--list` and
+    /// `--disasm` then leave out its last instruction's samples.
+    pub fn relocated(&self) -> bool {
+        (self.delta as i64) > 0
+    }
+}
+
 /// The longest routine `--list` reads (past it, nm's end address is not a routine's).
 const MAX_LISTED_BYTES: u64 = 1 << 20;
 
