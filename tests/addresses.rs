@@ -194,7 +194,7 @@ fn a_nested_function_asked_alone_is_found() {
     let inner = elf
         .symtab()
         .iter()
-        .find(|s| &*s.name == b"inner.0")
+        .find(|s| elf.sym_name(s) == b"inner.0")
         .expect("a symbol inner.0");
     let dir = "/tmp/rpprof-corpus/t-dwarf";
     let mut inlined = 0;
@@ -221,7 +221,7 @@ fn a_local_class_member_inlined_elsewhere_is_named_with_its_class() {
     for apply in elf
         .symtab()
         .iter()
-        .filter(|s| s.name.starts_with(b"_Z5applyI"))
+        .filter(|s| elf.sym_name(s).starts_with(b"_Z5applyI"))
     {
         for vma in apply.value..apply.value + apply.size {
             let got = alone(file, vma, false, true);
@@ -445,7 +445,7 @@ fn a_split_dwarf_program_without_its_dwo_files_says_so() {
     let main = elf
         .symtab()
         .iter()
-        .find(|s| &*s.name == b"main")
+        .find(|s| elf.sym_name(s) == b"main")
         .map(|s| s.value)
         .expect("main");
     let frames = Addr2Line::new(&elf, dw.as_deref()).lookup(main, true);

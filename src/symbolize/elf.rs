@@ -78,13 +78,43 @@ pub enum SymSection {
     Other,
 }
 
+/// A string stored in the file (a symbol or version name): where its bytes are in
+/// [`Elf::data`]. The symbol tables point into the mapped file rather than copying tens of
+/// thousands of names; [`Elf::sym_name`] reads one.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FileStr {
+    at: usize,
+    len: u32,
+}
+
+impl FileStr {
+    /// Where `s`, a slice of `data`, lies in it; empty when it is not one (or too long).
+    pub(super) fn within(data: &[u8], s: &[u8]) -> FileStr {
+        let at = (s.as_ptr() as usize).wrapping_sub(data.as_ptr() as usize);
+        match u32::try_from(s.len()) {
+            Ok(len) if at <= data.len() && s.len() <= data.len() - at => FileStr { at, len },
+            _ => FileStr::default(),
+        }
+    }
+
+    /// The bytes in `data` (empty when out of its bounds).
+    pub fn of<'d>(&self, data: &'d [u8]) -> &'d [u8] {
+        data.get(self.at..self.at + self.len as usize)
+            .unwrap_or_default()
+    }
+
+    /// True for the empty string.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
 /// One symbol-table entry.
 #[derive(Debug, Clone)]
 pub struct ElfSym {
-    /// Index in its table (0 is the null symbol and is not kept).
-    pub index: usize,
-    /// The name as stored (symtab names of versioned symbols already carry `@VERSION`).
-    pub name: Box<[u8]>,
+    /// The name as stored (symtab names of versioned symbols already carry `@VERSION`):
+    /// [`Elf::sym_name`].
+    pub name: FileStr,
     /// `st_value`.
     pub value: u64,
     /// `st_size`.
@@ -97,8 +127,8 @@ pub struct ElfSym {
     pub st_bind: u8,
     /// `st_other` (visibility in the low bits).
     pub st_other: u8,
-    /// For dynamic symbols: the version string nm appends, with `@@` or `@`.
-    pub version: Option<(Box<[u8]>, bool)>,
+    /// For dynamic symbols: the version string nm appends, with `@@` (false) or `@` (true).
+    pub version: Option<(FileStr, bool)>,
 }
 
 /// `STT_*` values used here.
@@ -242,6 +272,17 @@ impl Elf {
         &self.symbols().1
     }
 
+    /// The name of `sym`, one of this file's symbols.
+    pub fn sym_name(&self, sym: &ElfSym) -> &[u8] {
+        sym.name.of(&self.data)
+    }
+
+    /// The version nm appends to `sym`, one of this file's dynamic symbols, and whether it
+    /// is hidden (printed after `@` rather than `@@`).
+    pub fn sym_version(&self, sym: &ElfSym) -> Option<(&[u8], bool)> {
+        sym.version.map(|(v, hidden)| (v.of(&self.data), hidden))
+    }
+
     fn symbols(&self) -> &(Vec<ElfSym>, Vec<ElfSym>) {
         self.symbols.get_or_init(|| {
             let bytes: &[u8] = &self.data;
@@ -355,9 +396,15 @@ where
         .versions(endian, f.data())
         .ok()
         .flatten();
+    let data = f.data();
     (
-        symbols(f.elf_symbol_table(), endian, None),
-        symbols(f.elf_dynamic_symbol_table(), endian, versions.as_ref()),
+        symbols(f.elf_symbol_table(), endian, None, data),
+        symbols(
+            f.elf_dynamic_symbol_table(),
+            endian,
+            versions.as_ref(),
+            data,
+        ),
     )
 }
 
@@ -365,11 +412,16 @@ fn symbols<'data, H, R>(
     t: &SymbolTable<'data, H, R>,
     endian: Endianness,
     versions: Option<&VersionTable<'data, H>>,
+    data: R,
 ) -> Vec<ElfSym>
 where
     H: FileHeader<Endian = Endianness>,
     R: ReadRef<'data>,
 {
+    // The file is read from memory (`R` is a byte slice): every name is a slice of it.
+    let bytes: &[u8] = data
+        .read_bytes_at(0, data.len().unwrap_or(0))
+        .unwrap_or_default();
     let mut out = Vec::with_capacity(t.len());
     for (index, sym) in t.enumerate() {
         if index.0 == 0 {
@@ -393,10 +445,11 @@ where
         } else {
             SymSection::Index(usize::from(shndx.0))
         };
-        let version = versions.and_then(|v| version_suffix(v, endian, index, name, section));
+        let version = versions
+            .and_then(|v| version_suffix(v, endian, index, name, section))
+            .map(|(v, hidden)| (FileStr::within(bytes, v), hidden));
         out.push(ElfSym {
-            index: index.0,
-            name: name.into(),
+            name: FileStr::within(bytes, name),
             value: sym.st_value(endian).into(),
             size: sym.st_size(endian).into(),
             section,
@@ -411,13 +464,13 @@ where
 
 /// The version nm prints after a dynamic symbol's name: `(version, hidden)`, where hidden
 /// versions (and versions needed from other files) print with one `@`, default ones with `@@`.
-fn version_suffix<H: FileHeader<Endian = Endianness>>(
-    v: &VersionTable<'_, H>,
+fn version_suffix<'data, H: FileHeader<Endian = Endianness>>(
+    v: &VersionTable<'data, H>,
     endian: Endianness,
     index: object::SymbolIndex,
     name: &[u8],
     section: SymSection,
-) -> Option<(Box<[u8]>, bool)> {
+) -> Option<(&'data [u8], bool)> {
     let vi = v.version_index(endian, index);
     if vi.is_local() || vi.is_global() {
         return None;
@@ -433,5 +486,5 @@ fn version_suffix<H: FileHeader<Endian = Endianness>>(
         return None;
     }
     let hidden = vi.is_hidden() || needed || section == SymSection::Undefined;
-    Some((vname.into(), hidden))
+    Some((vname, hidden))
 }

@@ -804,8 +804,8 @@ impl Namer<'_> {
         } else {
             Some(match self.nm.lookup(vma) {
                 Some(r) if self.extents.is_none_or(|u| r.holds(vma, u)) => {
-                    let full = r.full_with(Some(self.memo));
-                    (r.short(keep), full)
+                    let full = self.nm.full_with(r, Some(self.memo));
+                    (self.nm.short(r, keep), full)
                 }
                 Some(_) => {
                     // Past the end of the nearest symbol below (or before the first one): a
@@ -1633,7 +1633,8 @@ impl Local {
                 .iter()
                 .filter(|r| {
                     r.end > r.start
-                        && (re.is_match(r.full()) || (by_short_name && re.is_match(r.short(keep))))
+                        && (re.is_match(nm.full(r))
+                            || (by_short_name && re.is_match(nm.short(r, keep))))
                 })
                 .filter(|r| {
                     let (a, b) = (abs_of(r.start), abs_of(r.end));
@@ -1650,9 +1651,9 @@ impl Local {
                 .collect();
             // pprof sorts by short name, leaving ties in hash order; rpprof by full name then.
             chosen.sort_by(|a, b| {
-                a.short(keep)
-                    .cmp(b.short(keep))
-                    .then_with(|| a.full().cmp(b.full()))
+                nm.short(a, keep)
+                    .cmp(nm.short(b, keep))
+                    .then_with(|| nm.full(a).cmp(nm.full(b)))
             });
             if chosen.is_empty() {
                 continue;
@@ -1663,7 +1664,7 @@ impl Local {
                 let mut runs: Vec<SourceRun> = Vec::new();
                 let end = r.end.min(r.start.saturating_add(MAX_LISTED_BYTES));
                 let listed = ListedRoutine {
-                    short: r.short(keep).clone(),
+                    short: nm.short(r, keep).clone(),
                     runs: Vec::new(),
                     file: lib.path.clone(),
                     vmas: (r.start, end),

@@ -112,6 +112,8 @@ pub struct UnitsRead {
 /// one-entry cache binutils keeps (whose answer it reuses while an address stays inside the
 /// cached function).
 pub struct SymIndex<'a> {
+    /// The file whose table it is (the symbols' names are in it).
+    elf: &'a Elf,
     syms: &'a [ElfSym],
     /// Per section: (code offset, symbol index) of possible function symbols, sorted.
     by_section: std::collections::HashMap<usize, Vec<(u64, u32)>>,
@@ -121,8 +123,8 @@ pub struct SymIndex<'a> {
 }
 
 impl<'a> SymIndex<'a> {
-    /// Indexes `syms` (in table order).
-    pub fn new(syms: &'a [ElfSym]) -> SymIndex<'a> {
+    /// Indexes `syms` (in table order), one of `elf`'s symbol tables.
+    pub fn new(elf: &'a Elf, syms: &'a [ElfSym]) -> SymIndex<'a> {
         #[derive(PartialEq)]
         enum State {
             Nothing,
@@ -158,6 +160,7 @@ impl<'a> SymIndex<'a> {
             v.sort_unstable();
         }
         SymIndex {
+            elf,
             syms,
             by_section,
             file_of,
@@ -179,8 +182,13 @@ impl<'a> SymIndex<'a> {
         };
         let sym = &self.syms[hit as usize];
         let file = self.file_of[hit as usize]
-            .and_then(|f| std::str::from_utf8(&self.syms[f as usize].name).ok());
+            .and_then(|f| std::str::from_utf8(self.name(&self.syms[f as usize])).ok());
         Some((sym, file))
+    }
+
+    /// The name of `sym`, one of the table's symbols.
+    pub fn name(&self, sym: &ElfSym) -> &'a [u8] {
+        self.elf.sym_name(sym)
     }
 
     /// The address of the first possible function symbol of section `sec` after `vma`.
@@ -238,10 +246,10 @@ impl<'a> Addr2Line<'a> {
         };
         let debug_syms = dwarf
             .and_then(|d| d.symbol_file())
-            .map(|dbg| (dbg, SymIndex::new(dbg.symtab())));
+            .map(|dbg| (dbg, SymIndex::new(dbg, dbg.symtab())));
         Addr2Line {
             elf,
-            syms: SymIndex::new(syms),
+            syms: SymIndex::new(elf, syms),
             dwarf,
             debug_syms,
             demangle: true,
@@ -300,7 +308,7 @@ impl<'a> Addr2Line<'a> {
                 index.find(sec, vma).map(|(s, file)| {
                     (
                         s.value,
-                        Arc::from(String::from_utf8_lossy(&s.name).as_ref()),
+                        Arc::from(String::from_utf8_lossy(index.name(s)).as_ref()),
                         file.map(Arc::from),
                     )
                 })
@@ -336,7 +344,7 @@ impl<'a> Addr2Line<'a> {
                 });
             }
         }
-        let (function, mangled) = self.name_of(&sym.name);
+        let (function, mangled) = self.name_of(index.name(sym));
         Some(A2lFrame {
             function,
             place: format!("{}:?", file.unwrap_or("??")),

@@ -5,8 +5,12 @@
 //! pprof tags every routine with its start address (`main<0000000000001170>`) so that
 //! routines of the same name stay apart; the tag shows in `--raw` and `--collapsed` output.
 
+use std::sync::{Arc, OnceLock};
+
+use memmap2::Mmap;
+
 use super::demangle;
-use super::elf::{Elf, ElfSym, SymSection, stb, stt};
+use super::elf::{Elf, ElfSym, FileStr, SymSection, stb, stt};
 
 /// One line of nm output that pprof reads: a defined symbol with an address.
 #[derive(Debug, Clone, Default)]
@@ -15,25 +19,17 @@ pub struct NmLine {
     pub addr: u64,
     /// nm's type letter.
     pub kind: char,
-    /// The name as stored (mangled); nm prints it demangled, with `suffix` after it.
-    pub raw: Box<str>,
-    /// The version nm appends to dynamic symbols (`@@GLIBC_2.2.5`), or empty.
-    pub suffix: Box<str>,
+    /// The name as stored (mangled), in the file's bytes; nm prints it demangled, with the
+    /// version after it.
+    pub raw: FileStr,
+    /// The version nm appends to dynamic symbols (`@@GLIBC_2.2.5`; `@` when hidden).
+    pub version: Option<(FileStr, bool)>,
     /// `st_size` (0 when the symbol has none).
     pub size: u64,
 }
 
-impl NmLine {
-    /// The name as `nm --demangle` prints it.
-    pub fn printed(&self) -> String {
-        let mut n = demangle::demangle(&self.raw);
-        n.push_str(&self.suffix);
-        n
-    }
-}
-
-/// A routine: a name and the address range pprof gives it.
-#[derive(Debug, Clone)]
+/// A routine as pprof's `GetProcedureBoundaries` records it.
+#[derive(Debug)]
 pub struct Routine {
     /// The start address.
     pub start: u64,
@@ -44,55 +40,44 @@ pub struct Routine {
     line: NmLine,
     /// False when pprof replaced a same-address symbol by a code symbol (no tag then).
     tagged: bool,
-    width: usize,
-    full: std::sync::OnceLock<std::sync::Arc<str>>,
-    short: std::sync::OnceLock<std::sync::Arc<str>>,
+    full: OnceLock<Arc<str>>,
+    short: OnceLock<Arc<str>>,
+}
+
+/// The full name of `r` as pprof stores it (see [`NmTable::full`]), its name's bytes in
+/// `data`.
+fn full_name(r: &Routine, data: &[u8], width: usize, memo: Option<&demangle::Memo>) -> String {
+    let raw = r.line.raw.of(data);
+    let raw = match std::str::from_utf8(raw) {
+        Ok(t) => std::borrow::Cow::Borrowed(t),
+        Err(_) => String::from_utf8_lossy(raw),
+    };
+    let mut n = match memo {
+        Some(m) => m.demangle(&raw).to_string(),
+        None => demangle::demangle(&raw),
+    };
+    if let Some((v, hidden)) = r.line.version {
+        n.push_str(if hidden { "@" } else { "@@" });
+        n.push_str(&String::from_utf8_lossy(v.of(data)));
+    }
+    if r.tagged {
+        use std::fmt::Write as _;
+        let _ = write!(n, "<{:0w$x}>", r.line.addr, w = width);
+    }
+    n
 }
 
 impl Routine {
-    /// The full name as pprof stores it: nm's printed name with its `<address>` tag (or
-    /// without one when pprof replaced a same-address symbol by a code symbol). Demangled on
-    /// first use: most routines are never looked up.
-    pub fn full(&self) -> &std::sync::Arc<str> {
-        self.full_with(None)
-    }
-
-    /// [`Routine::full`], demangling through `memo` when given.
-    pub fn full_with(&self, memo: Option<&demangle::Memo>) -> &std::sync::Arc<str> {
-        self.full.get_or_init(|| {
-            let mut n = match memo {
-                Some(m) => {
-                    let mut n = m.demangle(&self.line.raw).to_string();
-                    n.push_str(&self.line.suffix);
-                    n
-                }
-                None => self.line.printed(),
-            };
-            if self.tagged {
-                use std::fmt::Write as _;
-                let _ = write!(n, "<{:0w$x}>", self.line.addr, w = self.width);
-            }
-            n.into()
-        })
-    }
-
     /// True when the file address `vma` lies inside this routine's symbol (see
     /// [`super::extent`]), not merely after it.
     pub fn holds(&self, vma: u64, unwind: &super::extent::Unwind<'_>) -> bool {
         let next = (self.end > self.start).then_some(self.end);
         super::extent::holds(self.start, self.size, next, unwind, vma)
     }
-
-    /// pprof's short name of [`Routine::full`] (computed once; `keep_templates` must be the
-    /// same on every call).
-    pub fn short(&self, keep_templates: bool) -> &std::sync::Arc<str> {
-        self.short
-            .get_or_init(|| super::names::short_name(self.full(), keep_templates).into())
-    }
 }
 
 /// pprof's view of one file's symbol table.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug)]
 pub struct NmTable {
     /// Routines sorted by start address.
     pub routines: Vec<Routine>,
@@ -100,6 +85,8 @@ pub struct NmTable {
     pub fini: Option<u64>,
     /// Hex digits nm prints for an address (16 for 64-bit files, 8 for 32-bit).
     pub width: usize,
+    /// The file's bytes, which hold the routines' names.
+    data: Option<Arc<Mmap>>,
 }
 
 impl NmTable {
@@ -108,7 +95,7 @@ impl NmTable {
         let width = if elf.is_64 { 16 } else { 8 };
         for syms in [elf.symtab(), elf.dynsym()] {
             let lines = nm_lines(elf, syms);
-            let t = boundaries(lines, width);
+            let t = boundaries(lines, width, elf.data.clone());
             if !t.routines.is_empty() {
                 return t;
             }
@@ -117,7 +104,32 @@ impl NmTable {
             routines: Vec::new(),
             fini: None,
             width,
+            data: None,
         }
+    }
+
+    fn data(&self) -> &[u8] {
+        self.data.as_deref().map_or(&[], |m| &m[..])
+    }
+
+    /// The full name of `r`, one of the table's routines, as pprof stores it: nm's printed
+    /// name with its `<address>` tag (or without one when pprof replaced a same-address
+    /// symbol by a code symbol). Demangled on first use: most routines are never looked up.
+    pub fn full<'r>(&self, r: &'r Routine) -> &'r Arc<str> {
+        self.full_with(r, None)
+    }
+
+    /// [`NmTable::full`], demangling through `memo` when given.
+    pub fn full_with<'r>(&self, r: &'r Routine, memo: Option<&demangle::Memo>) -> &'r Arc<str> {
+        r.full
+            .get_or_init(|| full_name(r, self.data(), self.width, memo).into())
+    }
+
+    /// pprof's short name of [`NmTable::full`] (computed once; `keep_templates` must be the
+    /// same on every call).
+    pub fn short<'r>(&self, r: &'r Routine, keep_templates: bool) -> &'r Arc<str> {
+        r.short
+            .get_or_init(|| super::names::short_name(self.full(r), keep_templates).into())
     }
 
     /// True when nm found no symbols at all.
@@ -256,7 +268,7 @@ pub fn nm_lines(elf: &Elf, syms: &[ElfSym]) -> Vec<NmLine> {
     while i < kept.len() {
         let j = i + kept[i..].partition_point(|e| e.0 == kept[i].0);
         if j - i > 1 {
-            kept[i..j].sort_by(|a, b| syms[a.1].name.cmp(&syms[b.1].name));
+            kept[i..j].sort_by(|a, b| elf.sym_name(&syms[a.1]).cmp(elf.sym_name(&syms[b.1])));
         }
         i = j;
     }
@@ -268,27 +280,14 @@ pub fn nm_lines(elf: &Elf, syms: &[ElfSym]) -> Vec<NmLine> {
             if c == 'U' || c == 'w' || c == 'v' {
                 return None;
             }
-            let suffix: Box<str> = match &s.version {
-                Some((v, hidden)) => format!(
-                    "{}{}",
-                    if *hidden { "@" } else { "@@" },
-                    String::from_utf8_lossy(v)
-                )
-                .into(),
-                None => Box::default(),
-            };
-            if s.name.is_empty() && suffix.is_empty() {
+            if s.name.is_empty() && s.version.is_none() {
                 return None;
             }
-            let raw: Box<str> = match std::str::from_utf8(&s.name) {
-                Ok(t) => t.into(),
-                Err(_) => String::from_utf8_lossy(&s.name).into(),
-            };
             Some(NmLine {
                 addr: s.value,
                 kind: c,
-                raw,
-                suffix,
+                raw: s.name,
+                version: s.version,
                 size: s.size,
             })
         })
@@ -297,7 +296,8 @@ pub fn nm_lines(elf: &Elf, syms: &[ElfSym]) -> Vec<NmLine> {
 
 /// pprof's `GetProcedureBoundariesViaNm`: one routine per distinct address (a code symbol
 /// replaces the first one seen at its address), each ending where the next address starts.
-pub fn boundaries(mut lines: Vec<NmLine>, width: usize) -> NmTable {
+/// `data`: the file's bytes, which hold the symbols' names.
+pub fn boundaries(mut lines: Vec<NmLine>, width: usize, data: Arc<Mmap>) -> NmTable {
     let mut routines: Vec<Routine> = Vec::with_capacity(lines.len());
     let mut fini = None;
     let mut last_start: Option<u64> = None;
@@ -311,9 +311,8 @@ pub fn boundaries(mut lines: Vec<NmLine>, width: usize) -> NmTable {
         size,
         line: std::mem::take(&mut lines[i]),
         tagged,
-        width,
-        full: std::sync::OnceLock::new(),
-        short: std::sync::OnceLock::new(),
+        full: OnceLock::new(),
+        short: OnceLock::new(),
     };
     for i in 0..lines.len() {
         let l = &lines[i];
@@ -325,7 +324,7 @@ pub fn boundaries(mut lines: Vec<NmLine>, width: usize) -> NmTable {
             continue;
         }
         let addr = l.addr;
-        if &*l.raw == "_fini" && l.suffix.is_empty() {
+        if l.raw.of(&data) == b"_fini" && l.version.is_none() {
             fini = Some(addr);
         }
         if let (Some((p, tagged)), Some(start)) = (pending.take(), last_start) {
@@ -340,15 +339,18 @@ pub fn boundaries(mut lines: Vec<NmLine>, width: usize) -> NmTable {
     }
     // pprof keeps routines in a hash keyed by name: a later routine of the same (untagged)
     // name replaces an earlier one.
-    dedup_names(&mut routines);
-    NmTable {
+    let mut t = NmTable {
         routines,
         fini,
         width,
-    }
+        data: Some(data),
+    };
+    dedup_names(&mut t);
+    t
 }
 
-fn dedup_names(routines: &mut Vec<Routine>) {
+fn dedup_names(t: &mut NmTable) {
+    let routines = &t.routines;
     // Tagged names carry their unique address: only untagged ones can collide, with each
     // other or with the tagged name their text ends like (`f<0000000000001170>`).
     let untagged: Vec<usize> = (0..routines.len())
@@ -357,14 +359,14 @@ fn dedup_names(routines: &mut Vec<Routine>) {
     if untagged.len() < 2 {
         return;
     }
-    let mut by_name: std::collections::HashMap<std::sync::Arc<str>, Vec<usize>> =
+    let mut by_name: std::collections::HashMap<Arc<str>, Vec<usize>> =
         std::collections::HashMap::new();
     for &i in &untagged {
-        let name = routines[i].full().clone();
-        if let Some(addr) = tag_address(&name, routines[i].width)
+        let name = t.full(&routines[i]).clone();
+        if let Some(addr) = tag_address(&name, t.width)
             && let Ok(j) = routines.binary_search_by_key(&addr, |r| r.start)
             && routines[j].tagged
-            && routines[j].full() == &name
+            && t.full(&routines[j]) == &name
         {
             by_name.entry(name.clone()).or_default().push(j);
         }
@@ -387,7 +389,7 @@ fn dedup_names(routines: &mut Vec<Routine>) {
         return;
     }
     let mut i = 0;
-    routines.retain(|_| {
+    t.routines.retain(|_| {
         let k = !drop[i];
         i += 1;
         k
@@ -408,28 +410,40 @@ fn tag_address(name: &str, width: usize) -> Option<u64> {
 mod tests {
     use super::*;
 
-    fn line(addr: u64, kind: char, name: &str) -> NmLine {
-        NmLine {
-            addr,
-            kind,
-            raw: name.into(),
-            suffix: "".into(),
-            size: 0,
-        }
+    /// The table of nm lines `(address, type letter, name)`, their names in a buffer of
+    /// their own as they are in a file.
+    fn table(lines: &[(u64, char, &str)]) -> NmTable {
+        let text: Vec<u8> = lines.iter().flat_map(|l| l.2.bytes()).collect();
+        let mut map = memmap2::MmapMut::map_anon(text.len().max(1)).expect("an anonymous map");
+        map[..text.len()].copy_from_slice(&text);
+        let data = Arc::new(map.make_read_only().expect("a read-only map"));
+        let mut at = 0;
+        let lines = lines
+            .iter()
+            .map(|&(addr, kind, name)| {
+                let raw = FileStr::within(&data, &data[at..at + name.len()]);
+                at += name.len();
+                NmLine {
+                    addr,
+                    kind,
+                    raw,
+                    version: None,
+                    size: 0,
+                }
+            })
+            .collect();
+        boundaries(lines, 16, data)
     }
 
     #[test]
     fn boundaries_and_lookup() {
-        let t = boundaries(
-            vec![
-                line(0x1000, 'W', "weak_alias"),
-                line(0x1000, 'T', "real"),
-                line(0x1010, 't', "helper"),
-                line(0x1040, 'T', "_fini"),
-            ],
-            16,
-        );
-        let names: Vec<&str> = t.routines.iter().map(|r| &**r.full()).collect();
+        let t = table(&[
+            (0x1000, 'W', "weak_alias"),
+            (0x1000, 'T', "real"),
+            (0x1010, 't', "helper"),
+            (0x1040, 'T', "_fini"),
+        ]);
+        let names: Vec<&str> = t.routines.iter().map(|r| &**t.full(r)).collect();
         assert_eq!(
             names,
             [
@@ -439,13 +453,13 @@ mod tests {
             ]
         );
         assert_eq!(t.fini, Some(0x1040));
-        assert_eq!(&**t.lookup(0x1005).unwrap().full(), "real");
+        assert_eq!(&**t.full(t.lookup(0x1005).unwrap()), "real");
         assert_eq!(
-            &**t.lookup(0x1010).unwrap().full(),
+            &**t.full(t.lookup(0x1010).unwrap()),
             "helper<0000000000001010>"
         );
         // Below the first symbol: the first routine, as pprof does.
-        assert_eq!(&**t.lookup(0x10).unwrap().full(), "real");
+        assert_eq!(&**t.full(t.lookup(0x10).unwrap()), "real");
         // At or past the last symbol: nothing (its size is unknown).
         assert!(t.lookup(0x1040).is_none());
         assert!(t.lookup(0x9999).is_none());
@@ -456,20 +470,17 @@ mod tests {
     /// an untagged name that ends like their tag.
     #[test]
     fn untagged_names_keep_the_last_routine() {
-        let t = boundaries(
-            vec![
-                line(0x1000, 'W', "alias"),
-                line(0x1000, 'T', "same"),
-                line(0x1010, 't', "other"),
-                line(0x1020, 'W', "alias2"),
-                line(0x1020, 'T', "same"),
-                line(0x1030, 'W', "alias3"),
-                line(0x1030, 'T', "other<0000000000001010>"),
-                line(0x1040, 't', "last"),
-            ],
-            16,
-        );
-        let names: Vec<(u64, &str)> = t.routines.iter().map(|r| (r.start, &**r.full())).collect();
+        let t = table(&[
+            (0x1000, 'W', "alias"),
+            (0x1000, 'T', "same"),
+            (0x1010, 't', "other"),
+            (0x1020, 'W', "alias2"),
+            (0x1020, 'T', "same"),
+            (0x1030, 'W', "alias3"),
+            (0x1030, 'T', "other<0000000000001010>"),
+            (0x1040, 't', "last"),
+        ]);
+        let names: Vec<(u64, &str)> = t.routines.iter().map(|r| (r.start, &**t.full(r))).collect();
         assert_eq!(
             names,
             [
