@@ -335,6 +335,154 @@ const STD_SUBS: [(u8, &str, &str, Option<&str>); 7] = [
 /// Demangles an Itanium C++ ABI name (`_Z...`, or `_GLOBAL_[._$][ID]_...`) the way libiberty's
 /// `cplus_demangle_v3(name, DMGL_PARAMS | DMGL_ANSI)` does, or returns `None` where it fails.
 pub fn demangle(name: &[u8]) -> Option<String> {
+    if let Some(d) = simple(name) {
+        return Some(d);
+    }
+    full(name)
+}
+
+/// The builtin types of one letter that [`simple`] prints (libiberty's names).
+fn builtin(c: u8) -> Option<&'static str> {
+    Some(match c {
+        b'a' => "signed char",
+        b'b' => "bool",
+        b'c' => "char",
+        b'd' => "double",
+        b'e' => "long double",
+        b'f' => "float",
+        b'g' => "__float128",
+        b'h' => "unsigned char",
+        b'i' => "int",
+        b'j' => "unsigned int",
+        b'l' => "long",
+        b'm' => "unsigned long",
+        b'n' => "__int128",
+        b'o' => "unsigned __int128",
+        b's' => "short",
+        b't' => "unsigned short",
+        b'v' => "void",
+        b'w' => "wchar_t",
+        b'x' => "long long",
+        b'y' => "unsigned long long",
+        _ => return None,
+    })
+}
+
+/// The most common shape of a C++ function's name, demangled without the parser's tree of
+/// components: `_Z`, a name (a source name, or `N`, source names, `E`), then parameter
+/// types that are builtin types or names, each under pointers (`P`), `const` (`K`) and one
+/// outermost reference (`R`, `O`); or no parameters at all (a variable). `None` for
+/// anything else (templates, operators, constructors, substitutions, qualifiers of member
+/// functions, clone suffixes, anonymous namespaces, bytes that are not ASCII...), which the
+/// full demangler then reads; where this answers, it answers what the full one does (the
+/// tests check both on binutils' vectors and on random names).
+fn simple(name: &[u8]) -> Option<String> {
+    let mut rest = name.strip_prefix(b"_Z")?;
+    if 2 * name.len() > RECURSION_LIMIT {
+        return None;
+    }
+    let mut out = String::with_capacity(name.len() * 2);
+    simple_name(&mut rest, &mut out)?;
+    if rest.is_empty() {
+        return Some(out);
+    }
+    out.push('(');
+    if rest == b"v" {
+        out.push(')');
+        return Some(out);
+    }
+    let mut first = true;
+    while !rest.is_empty() {
+        if !first {
+            out.push_str(", ");
+        }
+        first = false;
+        simple_type(&mut rest, &mut out)?;
+    }
+    out.push(')');
+    Some(out)
+}
+
+/// One parameter type for [`simple`], written to `out`.
+fn simple_type(rest: &mut &[u8], out: &mut String) -> Option<()> {
+    // The modifiers, outermost first: an optional reference, then pointers and consts.
+    let reference = match rest.first() {
+        Some(b'R') => Some("&"),
+        Some(b'O') => Some("&&"),
+        _ => None,
+    };
+    if reference.is_some() {
+        *rest = rest.get(1..)?;
+    }
+    let n = rest.iter().take_while(|&&c| c == b'P' || c == b'K').count();
+    let (mods, tail) = rest.split_at_checked(n)?;
+    if mods.windows(2).any(|w| w == b"KK") {
+        return None;
+    }
+    *rest = tail;
+    match rest.first() {
+        Some(c) if c.is_ascii_digit() || *c == b'N' => simple_name(rest, out)?,
+        // `void` alone is `()`; `...` and `void` as one parameter of several are left to
+        // the full demangler.
+        Some(&c) if c != b'v' || !mods.is_empty() => {
+            out.push_str(builtin(c)?);
+            *rest = rest.get(1..)?;
+        }
+        _ => return None,
+    }
+    for &m in mods.iter().rev() {
+        out.push_str(if m == b'K' { " const" } else { "*" });
+    }
+    if let Some(r) = reference {
+        out.push_str(r);
+    }
+    Some(())
+}
+
+/// A source name, or `N`, source names, `E`, for [`simple`], written to `out` joined by
+/// `::`.
+fn simple_name(rest: &mut &[u8], out: &mut String) -> Option<()> {
+    if let Some(r) = rest.strip_prefix(b"N") {
+        *rest = r;
+        let mut first = true;
+        while rest.first() != Some(&b'E') {
+            if !first {
+                out.push_str("::");
+            }
+            first = false;
+            simple_source_name(rest, out)?;
+        }
+        *rest = rest.get(1..)?;
+        return if first { None } else { Some(()) };
+    }
+    simple_source_name(rest, out)
+}
+
+/// `<length><identifier>` for [`simple`]: ASCII, not libiberty's `_GLOBAL_` names.
+fn simple_source_name(rest: &mut &[u8], out: &mut String) -> Option<()> {
+    let mut len = 0usize;
+    let mut digits = 0;
+    while let Some(&c) = rest.get(digits).filter(|c| c.is_ascii_digit()) {
+        if digits == 4 {
+            return None;
+        }
+        len = len * 10 + usize::from(c - b'0');
+        digits += 1;
+    }
+    if digits == 0 || rest.first() == Some(&b'0') {
+        return None;
+    }
+    let id = rest.get(digits..digits + len)?;
+    if id.starts_with(b"_GLOBAL_") || !id.iter().all(|c| c.is_ascii_graphic()) {
+        return None;
+    }
+    out.push_str(std::str::from_utf8(id).ok()?);
+    *rest = rest.get(digits + len..)?;
+    Some(())
+}
+
+/// The full demangler: [`demangle`] for every name.
+fn full(name: &[u8]) -> Option<String> {
     // A C string ends at its first NUL.
     let name = match name.iter().position(|&c| c == 0) {
         Some(i) => name.get(..i).unwrap_or_default(),
@@ -3853,5 +4001,102 @@ impl<'p, 'a> Printer<'p, 'a> {
         self.s(b")#");
         self.num(i64::from(node.num) + 1);
         self.ch(b'}');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn simple_names() {
+        for (m, want) in [
+            (
+                "_ZN2lg4m0006f00000Emi",
+                Some("lg::m000::f00000(unsigned long, int)"),
+            ),
+            ("_Z3foov", Some("foo()")),
+            ("_Z3foo", Some("foo")),
+            ("_ZN1a1bE", Some("a::b")),
+            (
+                "_Z1fPKcRKN2ns4NodeEOiRPv",
+                Some("f(char const*, ns::Node const&, int&&, void*&)"),
+            ),
+            ("_Z1fKPc", Some("f(char* const)")),
+            // Left to the full demangler: templates, substitutions, const members, clones.
+            ("_ZN2lg4m0004spinILi12EEEmm", None),
+            ("_Z1fRKSs", None),
+            ("_ZNK1a1bEv", None),
+            ("_Z3fooi.cold", None),
+            ("_ZN12_GLOBAL__N_11fEv", None),
+            ("_Z1fvi", None),
+        ] {
+            assert_eq!(simple(m.as_bytes()).as_deref(), want, "{m}");
+            if let Some(w) = want {
+                assert_eq!(full(m.as_bytes()).as_deref(), Some(w), "{m}");
+            }
+        }
+    }
+
+    /// Wherever the short way answers, it answers what the full demangler does: checked on
+    /// names made at random from the pieces both read (and pieces only the full one reads).
+    #[test]
+    fn simple_agrees_with_full_on_random_names() {
+        const PIECES: [&str; 34] = [
+            "N",
+            "E",
+            "P",
+            "K",
+            "R",
+            "O",
+            "V",
+            "v",
+            "i",
+            "c",
+            "m",
+            "j",
+            "a",
+            "x",
+            "z",
+            "e",
+            "1a",
+            "2ab",
+            "3abc",
+            "1_",
+            "2$x",
+            "S_",
+            "St",
+            "I",
+            "D",
+            "0",
+            "C1",
+            "plE",
+            "Li1E",
+            "10abcdefghij",
+            "12_GLOBAL__N_1",
+            "5a b c",
+            ".cold",
+            "u3foo",
+        ];
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let mut answered = 0;
+        for _ in 0..200_000 {
+            let mut name = String::from("_Z");
+            for _ in 0..1 + next(8) {
+                name.push_str(PIECES.get(next(PIECES.len())).copied().unwrap_or_default());
+            }
+            if let Some(s) = simple(name.as_bytes()) {
+                answered += 1;
+                assert_eq!(Some(s), full(name.as_bytes()), "{name}");
+            }
+        }
+        // The short way must have been taken often enough for the check to mean something.
+        assert!(answered > 1000, "{answered}");
     }
 }

@@ -61,6 +61,7 @@ pub fn demangle(name: &str) -> String {
         None => (body, ""),
     };
     match demangle_core(core) {
+        Some(d) if prefix.is_empty() && suffix.is_empty() => d,
         Some(d) => format!("{prefix}{d}{suffix}"),
         None => name.to_string(),
     }
