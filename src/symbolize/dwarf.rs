@@ -2670,14 +2670,31 @@ fn scan_functions<'a>(
         let mut high_rel = false;
         let mut bad = false;
         let mut sibling = None;
-        for spec in abbrev.attributes() {
-            let a = match raw.read_attribute(*spec) {
+        let specs = abbrev.attributes();
+        let mut at = 0;
+        while at < specs.len() {
+            // The attributes that say nothing here (a function's declared place, type,
+            // frame base, parameters' flags...) are skipped by their forms, runs at once.
+            let unused = specs[at..]
+                .iter()
+                .take_while(|spec| !scan_reads(spec.name()))
+                .count();
+            if unused > 0 {
+                if raw.skip_attributes(&specs[at..at + unused]).is_err() {
+                    bad = true;
+                    break;
+                }
+                at += unused;
+                continue;
+            }
+            let a = match raw.read_attribute(specs[at]) {
                 Ok(a) => a,
                 Err(_) => {
                     bad = true;
                     break;
                 }
             };
+            at += 1;
             match a.name() {
                 constants::DW_AT_sibling => {
                     if let AttributeValue::UnitRef(o) = a.value() {
@@ -2785,6 +2802,24 @@ fn scan_functions<'a>(
         wanted,
         all,
     ))
+}
+
+/// True for the attributes of a function's entry that [`scan_functions`] reads.
+fn scan_reads(name: gimli::DwAt) -> bool {
+    matches!(
+        name,
+        constants::DW_AT_sibling
+            | constants::DW_AT_call_file
+            | constants::DW_AT_call_line
+            | constants::DW_AT_abstract_origin
+            | constants::DW_AT_specification
+            | constants::DW_AT_name
+            | constants::DW_AT_linkage_name
+            | constants::DW_AT_MIPS_linkage_name
+            | constants::DW_AT_low_pc
+            | constants::DW_AT_high_pc
+            | constants::DW_AT_ranges
+    )
 }
 
 /// Applies each function's name attributes in DIE order, as binutils reads them; with
