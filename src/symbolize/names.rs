@@ -11,11 +11,12 @@
 /// * `<[^<>]*>`, repeated: every balanced `<...>`;
 /// * `^.*\s+(\w+::)` → `$1`: everything before the last blank that precedes `word::`.
 pub fn short_name(full: &str, keep_templates: bool) -> String {
-    if !full.contains(['(', '<', ' ', '\t', '\n', '\r', '\x0b', '\x0c']) {
+    let b = full.as_bytes();
+    if !b.iter().any(|&c| c == b'(' || c == b'<' || is_space(c)) {
         return full.to_string();
     }
-    let b = full.as_bytes();
-    // Balanced parentheses, each with a `\s*const` that follows it.
+    // Balanced parentheses, each with a `\s*const` that follows it. `open` holds where each
+    // open group starts in `out` (shared with the template pass below).
     let mut out: Vec<u8> = Vec::with_capacity(b.len());
     let mut open: Vec<usize> = Vec::new();
     let mut i = 0;
@@ -49,21 +50,24 @@ pub fn short_name(full: &str, keep_templates: bool) -> String {
     {
         out.truncate(lt);
     }
-    if !keep_templates {
-        let mut t: Vec<u8> = Vec::with_capacity(out.len());
-        let mut open: Vec<usize> = Vec::new();
-        for &c in &out {
-            if c == b'<' {
-                open.push(t.len());
-                t.push(c);
-            } else if c == b'>' && !open.is_empty() {
-                let at = open.pop().unwrap_or(0);
-                t.truncate(at);
-            } else {
-                t.push(c);
+    if !keep_templates && out.contains(&b'<') {
+        // Balanced `<...>` groups, removed in place (what is kept never outruns what is
+        // read).
+        open.clear();
+        let mut w = 0;
+        for r in 0..out.len() {
+            let c = out[r];
+            if c == b'>' && !open.is_empty() {
+                w = open.pop().unwrap_or(0);
+                continue;
             }
+            if c == b'<' {
+                open.push(w);
+            }
+            out[w] = c;
+            w += 1;
         }
-        out = t;
+        out.truncate(w);
     }
     // The last blank followed by `word::` ends a leading type.
     let mut cut = None;
