@@ -277,12 +277,6 @@ impl Elf {
         sym.name.of(&self.data)
     }
 
-    /// The version nm appends to `sym`, one of this file's dynamic symbols, and whether it
-    /// is hidden (printed after `@` rather than `@@`).
-    pub fn sym_version(&self, sym: &ElfSym) -> Option<(&[u8], bool)> {
-        sym.version.map(|(v, hidden)| (v.of(&self.data), hidden))
-    }
-
     fn symbols(&self) -> &(Vec<ElfSym>, Vec<ElfSym>) {
         self.symbols.get_or_init(|| {
             let bytes: &[u8] = &self.data;
