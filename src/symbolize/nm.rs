@@ -406,6 +406,8 @@ fn tag_address(name: &str, width: usize) -> Option<u64> {
     u64::from_str_radix(hex, 16).ok()
 }
 
+// unwrap and expect here only in tests, on fixtures the tests make themselves (an anonymous
+// map, tables of their own lines; no input reaches them): a failure is the test failing.
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -341,31 +341,16 @@ pub fn demangle(name: &[u8]) -> Option<String> {
     full(name)
 }
 
-/// The builtin types of one letter that [`simple`] prints (libiberty's names).
+/// The builtin type of one letter that [`simple`] prints ([`BUILTINS`]; not `z`, the
+/// ellipsis, nor a vendor's `u`, both left to the full demangler).
 fn builtin(c: u8) -> Option<&'static str> {
-    Some(match c {
-        b'a' => "signed char",
-        b'b' => "bool",
-        b'c' => "char",
-        b'd' => "double",
-        b'e' => "long double",
-        b'f' => "float",
-        b'g' => "__float128",
-        b'h' => "unsigned char",
-        b'i' => "int",
-        b'j' => "unsigned int",
-        b'l' => "long",
-        b'm' => "unsigned long",
-        b'n' => "__int128",
-        b'o' => "unsigned __int128",
-        b's' => "short",
-        b't' => "unsigned short",
-        b'v' => "void",
-        b'w' => "wchar_t",
-        b'x' => "long long",
-        b'y' => "unsigned long long",
-        _ => return None,
-    })
+    if !c.is_ascii_lowercase() || c == b'z' {
+        return None;
+    }
+    BUILTINS
+        .get(usize::from(c - b'a'))
+        .map(|b| b.0)
+        .filter(|n| !n.is_empty())
 }
 
 /// The most common shape of a C++ function's name, demangled without the parser's tree of
