@@ -267,6 +267,62 @@ fn a_debug_file_of_another_build_is_named() {
     );
 }
 
+/// Issue 16: the file with the most addresses (here the program) is read on another core
+/// while the files before it are looked up; what each file says comes in the files' order
+/// all the same: the library mapped above the program (not an ELF file) before the program
+/// (its debug file of another build), as when each is read in its turn.
+#[test]
+fn files_read_ahead_speak_in_their_turn() {
+    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("trust_read_ahead");
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch).unwrap();
+    let stripped = common::root().join("testdata").join("t-stripped");
+    std::fs::copy(stripped.join("tstrip"), scratch.join("tstrip")).unwrap();
+    let mut other = std::fs::read(stripped.join("tstrip.debug")).unwrap();
+    other.push(0);
+    std::fs::write(scratch.join("tstrip.debug"), other).unwrap();
+    // The profile's libc is a text file of the scratch folder; its program is the copy.
+    let fake = scratch.join("libfake.so.6");
+    std::fs::write(&fake, "not a library\n").unwrap();
+    let replace = |data: Vec<u8>, from: &str, to: &Path| -> Vec<u8> {
+        let (from, to) = (from.as_bytes(), to.as_os_str().as_encoded_bytes());
+        let mut out = Vec::with_capacity(data.len());
+        let mut i = 0;
+        while i < data.len() {
+            if data[i..].starts_with(from) {
+                out.extend_from_slice(to);
+                i += from.len();
+            } else {
+                out.push(data[i]);
+                i += 1;
+            }
+        }
+        out
+    };
+    let prof = std::fs::read(stripped.join("tstrip.prof")).unwrap();
+    let prof = replace(prof, "/usr/lib/x86_64-linux-gnu/libc.so.6", &fake);
+    let prof = replace(
+        prof,
+        "/tmp/rpprof-corpus/t-stripped/tstrip",
+        &scratch.join("tstrip"),
+    );
+    std::fs::write(scratch.join("tstrip.prof"), prof).unwrap();
+    let out = common::rpprof(&scratch, &["--text", "./tstrip", "tstrip.prof"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let at = |what: &str| {
+        err.find(what)
+            .unwrap_or_else(|| panic!("no {what:?} in:\n{err}"))
+    };
+    let library = at("libfake.so.6: ");
+    let program = at("is from another build");
+    assert!(library < program, "{err}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).starts_with("Total: 359 samples\n"),
+        "{err}"
+    );
+}
+
 /// Item 3: a CPU profile whose process ran out of file space (ulimit -f 16: the file ends at
 /// byte 16384, inside a record) is read up to the last complete record, with a warning giving
 /// the byte of the cut.

@@ -62,7 +62,7 @@ pub struct DwarfFrame {
 pub type SymbolAnswer = Option<(u64, Arc<str>, Option<Arc<str>>)>;
 
 /// A source of DWARF answers for one file.
-pub trait DwarfSource {
+pub trait DwarfSource: Send {
     /// The frames at a file address, innermost first; `None` when DWARF does not cover it.
     /// `symbol` looks up the ELF symbol holding the address, for functions DWARF names
     /// without a linkage name.
