@@ -798,6 +798,15 @@ fn trend(ui: &Ui, sel: &Selected, page: &str) -> Response {
         }
         Some(url("flamegraph", &q.encode()))
     };
+    // The places of the session's frames, for the rows of lines.
+    let places: std::collections::HashSet<&str> = match t.granularity {
+        Granularity::Lines if !t.stacks => s
+            .symbols
+            .iter()
+            .flat_map(|(_, frames)| frames.iter().map(|f| f.fileline.as_str()))
+            .collect(),
+        _ => Default::default(),
+    };
     for (row, is_total) in
         std::iter::once((&t.total, true)).chain(t.rows.iter().map(|r| (r, false)))
     {
@@ -815,10 +824,9 @@ fn trend(ui: &Ui, sel: &Selected, page: &str) -> Response {
         let re = match (t.granularity, t.stacks || is_total) {
             (_, true) => None,
             (Granularity::Functions, false) => Some(function_re(&row.name)),
-            (Granularity::Lines, false) => row
-                .name
-                .rsplit_once(' ')
-                .map(|(_, place)| format!("^{}$", quote_meta(place))),
+            (Granularity::Lines, false) => {
+                line_place(&row.name, &places).map(|place| format!("^{}$", quote_meta(place)))
+            }
             (Granularity::Files, false) => Some(format!("^{}:\\d+$", quote_meta(&row.name))),
             (Granularity::Addresses, false) => None,
         };
@@ -851,9 +859,54 @@ fn trend(ui: &Ui, sel: &Selected, page: &str) -> Response {
     html(ui, sel, page, &notes.join("\n"), &b, &[])
 }
 
+/// The place (`file:line`) that ends `name`, the name of a line's row (`function
+/// file:line`, then ` (address)` with `--show_addresses`): the longest ending after a blank
+/// that is one of `places` (a frame's place). A function's name and a file's path may both
+/// hold blanks, so the last blank is not always where the place starts.
+fn line_place<'a>(name: &'a str, places: &std::collections::HashSet<&str>) -> Option<&'a str> {
+    let name = match name.rsplit_once(" (") {
+        Some((rest, tag))
+            if tag.len() > 1
+                && tag.ends_with(')')
+                && tag[..tag.len() - 1].bytes().all(|b| b.is_ascii_hexdigit()) =>
+        {
+            rest
+        }
+        _ => name,
+    };
+    name.match_indices(' ')
+        .map(|(i, _)| &name[i + 1..])
+        .find(|place| places.contains(place))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A line's row is focused on its place, found whole when its path or its function's
+    /// name holds blanks, or an address follows it.
+    #[test]
+    fn places_of_line_rows() {
+        let places: std::collections::HashSet<&str> = [
+            "/src/my dir/leak.cc:12",
+            "/usr/include/c++/12/new_op.cc:50",
+            "b.cc:3",
+        ]
+        .into_iter()
+        .collect();
+        let place = |name: &'static str| line_place(name, &places);
+        assert_eq!(
+            place("Leak::grow /src/my dir/leak.cc:12"),
+            Some("/src/my dir/leak.cc:12")
+        );
+        assert_eq!(
+            place("operator new(unsigned long) /usr/include/c++/12/new_op.cc:50"),
+            Some("/usr/include/c++/12/new_op.cc:50")
+        );
+        assert_eq!(place("f (inline) b.cc:3"), Some("b.cc:3"));
+        assert_eq!(place("f b.cc:3 (000000000040112a)"), Some("b.cc:3"));
+        assert_eq!(place("f other.cc:9"), None);
+    }
 
     /// The function a node name stands for: its ` (inline)` mark and its `@address` tag
     /// left out (not an `@` that is part of a name), GCC's clones taken in.
