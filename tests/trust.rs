@@ -323,6 +323,38 @@ fn files_read_ahead_speak_in_their_turn() {
     );
 }
 
+/// A program in a folder with a blank in its name is recognized in the memory map (pprof
+/// takes a map line's path up to its first blank there, and prints the program's frames in
+/// hex): the report is the one of the same program and profile elsewhere.
+#[test]
+fn a_program_in_a_folder_with_a_blank_is_named() {
+    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("trust_blank")
+        .join("my dir");
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch).unwrap();
+    let case = common::link_case("t-heap");
+    std::fs::copy(case.join("theap"), scratch.join("theap")).unwrap();
+    let text = std::fs::read_to_string(case.join("theap.hprof.0003.heap")).unwrap();
+    let moved = text.replace(
+        "/tmp/rpprof-corpus/t-heap/theap",
+        &scratch.join("theap").to_string_lossy(),
+    );
+    assert_ne!(moved, text);
+    std::fs::write(scratch.join("theap.hprof.0003.heap"), moved).unwrap();
+    let args = ["--text", "--lines", "./theap", "theap.hprof.0003.heap"];
+    let there = common::rpprof(&case, &args);
+    let here = common::rpprof(&scratch, &args);
+    let err = String::from_utf8_lossy(&here.stderr);
+    assert_eq!(here.status.code(), Some(0), "{err}");
+    assert!(!err.contains("print as hex"), "{err}");
+    assert!(String::from_utf8_lossy(&there.stdout).contains(" main "));
+    assert_eq!(
+        String::from_utf8_lossy(&here.stdout),
+        String::from_utf8_lossy(&there.stdout)
+    );
+}
+
 /// Item 3: a CPU profile whose process ran out of file space (ulimit -f 16: the file ends at
 /// byte 16384, inside a record) is read up to the last complete record, with a warning giving
 /// the byte of the cut.

@@ -249,9 +249,11 @@ impl Local {
             &SHORT,
             r"(?i)^\s*([a-f0-9]+)-([a-f0-9]+):\s*(\S+\.so(\.\d+)*)",
         );
+        // (pprof takes the program's path up to its first blank, `\S+`: a program in a
+        // folder with a blank in its name was never recognized, its frames printed in hex.)
         let main = map_re(
             &MAIN,
-            r"(?i)^([a-f0-9]+)-([a-f0-9]+)\s+..x.\s+([a-f0-9]+)\s+\S+:\S+\s+\d+\s+(\S+)$",
+            r"(?i)^([a-f0-9]+)-([a-f0-9]+)\s+..x.\s+([a-f0-9]+)\s+\S+:\S+\s+\d+\s+(.+)$",
         );
         static SHORT_ANY: OnceLock<regex::bytes::Regex> = OnceLock::new();
         let short_any = map_re(&SHORT_ANY, r"(?i)^\s*([a-f0-9]+)-([a-f0-9]+):\s*(\S+)\s*$");
