@@ -536,14 +536,18 @@ impl Local {
         }
         // The files the lookups read, in their order, with their numbers of addresses.
         let mut order: Vec<(&Path, usize)> = Vec::new();
+        let mut at: HashMap<&Path, usize> = HashMap::new();
         for (i, ((lib, pcs), image)) in libs.iter().zip(taken).zip(images).enumerate() {
             let Some(image) = image else { continue };
             if pcs.is_empty() || skip[i] || (Some(i) != catch_all && !lib.path.exists()) {
                 continue;
             }
-            match order.iter_mut().find(|(p, _)| *p == image.as_path()) {
-                Some(e) => e.1 += pcs.len(),
-                None => order.push((image, pcs.len())),
+            match at.get(image.as_path()) {
+                Some(&k) => order[k].1 += pcs.len(),
+                None => {
+                    at.insert(image, order.len());
+                    order.push((image, pcs.len()));
+                }
             }
         }
         let (k, &(path, _)) = order
@@ -560,11 +564,11 @@ impl Local {
         };
         let wanted = self.wanted.get(&path).cloned();
         let names = self.opts.binutils_inline_names;
-        let at = path.clone();
+        let file = path.clone();
         let handle = std::thread::Builder::new()
             .spawn(move || {
                 let mut warnings = Vec::new();
-                let img = Image::open(&at, elf, wanted, names, &mut warnings);
+                let img = Image::open(&file, elf, wanted, names, &mut warnings);
                 if let Some(img) = &img {
                     img.nm.get_or_init(|| NmTable::new(&img.elf));
                 }
