@@ -347,7 +347,12 @@ fn a_program_in_a_folder_with_a_blank_is_named() {
     let here = common::rpprof(&scratch, &args);
     let err = String::from_utf8_lossy(&here.stderr);
     assert_eq!(here.status.code(), Some(0), "{err}");
-    assert!(!err.contains("print as hex"), "{err}");
+    // (Libraries missing on this machine are said in both runs alike.)
+    assert!(
+        !err.lines()
+            .any(|l| l.contains("theap") && l.contains("hex")),
+        "{err}"
+    );
     assert!(String::from_utf8_lossy(&there.stdout).contains(" main "));
     assert_eq!(
         String::from_utf8_lossy(&here.stdout),
