@@ -179,7 +179,7 @@ fn private_copy(src: &Path, files: &[&str], from: &str, name: &str) -> PathBuf {
         let data = std::fs::read(src.join(f)).unwrap();
         let is_profile = f.ends_with(".heap") || f.ends_with(".prof") || f.ends_with(".heapv2");
         let data = if is_profile {
-            replace(&data, from.as_bytes(), to.as_bytes())
+            common::replace_bytes(&data, from.as_bytes(), to.as_bytes())
         } else {
             data
         };
@@ -188,21 +188,6 @@ fn private_copy(src: &Path, files: &[&str], from: &str, name: &str) -> PathBuf {
         std::fs::set_permissions(dir.join(f), mode).unwrap();
     }
     dir
-}
-
-fn replace(data: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(data.len());
-    let mut i = 0;
-    while i < data.len() {
-        if data[i..].starts_with(from) {
-            out.extend_from_slice(to);
-            i += from.len();
-        } else {
-            out.push(data[i]);
-            i += 1;
-        }
-    }
-    out
 }
 
 /// Runs google-pprof (or jeprof) and rpprof on the same transcript and copy.

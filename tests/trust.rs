@@ -211,17 +211,7 @@ fn a_missing_library_says_where_it_was_looked_for() {
     let data = std::fs::read(dir().join("ttrust-stripped.prof")).unwrap();
     let from = b"/tmp/rpprof-corpus/t-trust/libtsecret.so";
     let to = b"/nonexistent/t-trust/libtsecret.so";
-    let mut edited = Vec::new();
-    let mut i = 0;
-    while i < data.len() {
-        if data[i..].starts_with(from) {
-            edited.extend_from_slice(to);
-            i += from.len();
-        } else {
-            edited.push(data[i]);
-            i += 1;
-        }
-    }
+    let edited = common::replace_bytes(&data, from, to);
     assert_ne!(edited, data);
     let prof = scratch.join("moved.prof");
     std::fs::write(&prof, edited).unwrap();
@@ -284,20 +274,8 @@ fn files_read_ahead_speak_in_their_turn() {
     // The profile's libc is a text file of the scratch folder; its program is the copy.
     let fake = scratch.join("libfake.so.6");
     std::fs::write(&fake, "not a library\n").unwrap();
-    let replace = |data: Vec<u8>, from: &str, to: &Path| -> Vec<u8> {
-        let (from, to) = (from.as_bytes(), to.as_os_str().as_encoded_bytes());
-        let mut out = Vec::with_capacity(data.len());
-        let mut i = 0;
-        while i < data.len() {
-            if data[i..].starts_with(from) {
-                out.extend_from_slice(to);
-                i += from.len();
-            } else {
-                out.push(data[i]);
-                i += 1;
-            }
-        }
-        out
+    let replace = |data: Vec<u8>, from: &str, to: &Path| {
+        common::replace_bytes(&data, from.as_bytes(), to.as_os_str().as_encoded_bytes())
     };
     let prof = std::fs::read(stripped.join("tstrip.prof")).unwrap();
     let prof = replace(prof, "/usr/lib/x86_64-linux-gnu/libc.so.6", &fake);

@@ -503,12 +503,17 @@ impl Local {
         None
     }
 
+    /// The file at `path`: the one opened to ask the symbol cache, else opened now.
+    fn take_opened(&mut self, path: &Path) -> Result<Elf, OpenError> {
+        match self.opened.remove(path) {
+            Some(elf) => Ok(elf),
+            None => Elf::open(path),
+        }
+    }
+
     fn image(&mut self, path: &Path, warnings: &mut Vec<String>) -> Option<&Image> {
         if !self.images.contains_key(path) {
-            let elf = match self.opened.remove(path) {
-                Some(elf) => Ok(elf),
-                None => Elf::open(path),
-            };
+            let elf = self.take_opened(path);
             let wanted = self.wanted.get(path).cloned();
             let img = Image::open(path, elf, wanted, self.opts.binutils_inline_names, warnings);
             self.images.insert(path.to_path_buf(), img);
@@ -558,10 +563,7 @@ impl Local {
             return None;
         }
         let path = path.to_path_buf();
-        let elf = match self.opened.remove(&path) {
-            Some(elf) => Ok(elf),
-            None => Elf::open(&path),
-        };
+        let elf = self.take_opened(&path);
         let wanted = self.wanted.get(&path).cloned();
         let names = self.opts.binutils_inline_names;
         let file = path.clone();

@@ -153,6 +153,22 @@ pub fn ref_index(case: &Path) -> Vec<RefRow> {
         .collect()
 }
 
+/// `data` with every `from` replaced by `to` (a profile's paths moved, binary or text).
+pub fn replace_bytes(data: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len());
+    let mut i = 0;
+    while i < data.len() {
+        if data[i..].starts_with(from) {
+            out.extend_from_slice(to);
+            i += from.len();
+        } else {
+            out.push(data[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
 /// A short unified view of the first difference between two texts.
 pub fn first_difference(want: &str, got: &str) -> String {
     let w: Vec<&str> = want.lines().collect();
