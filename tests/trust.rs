@@ -338,6 +338,45 @@ fn a_program_in_a_folder_with_a_blank_is_named() {
     );
 }
 
+/// A program replaced while it ran (its map lines end in ` (deleted)`): the file now at that
+/// path is used, with a warning that names the path once, marked once.
+#[test]
+fn a_deleted_program_is_said_once() {
+    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("trust_deleted");
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch).unwrap();
+    let case = common::link_case("t-heap");
+    let text = std::fs::read_to_string(case.join("theap.hprof.0003.heap")).unwrap();
+    let marked: String = text
+        .lines()
+        .map(|l| {
+            if l.ends_with("/t-heap/theap") {
+                format!("{l} (deleted)\n")
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    assert_ne!(marked, text);
+    std::fs::write(scratch.join("theap.hprof.0003.heap"), marked).unwrap();
+    let program = case.join("theap");
+    let out = common::rpprof(
+        &scratch,
+        &["--text", program.to_str().unwrap(), "theap.hprof.0003.heap"],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let said: Vec<&str> = err.lines().filter(|l| l.contains("(deleted)")).collect();
+    assert_eq!(
+        said,
+        [
+            "Warning: the profile maps /tmp/rpprof-corpus/t-heap/theap (deleted); using the file now at that path, which may not be the one that ran"
+        ],
+        "{err}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains(" main\n"));
+}
+
 /// Item 3: a CPU profile whose process ran out of file space (ulimit -f 16: the file ends at
 /// byte 16384, inside a record) is read up to the last complete record, with a warning giving
 /// the byte of the cut.

@@ -275,8 +275,14 @@ impl Local {
             // A file replaced or removed while the program ran: use what is at that path now.
             if let Some(kept) = l.strip_suffix(" (deleted)") {
                 l = kept.trim_end();
-                if !deleted.contains(&m.path) {
-                    deleted.push(m.path.clone());
+                // (The map's path keeps the mark; the warning says it once.)
+                let path = m
+                    .path
+                    .strip_suffix(" (deleted)")
+                    .unwrap_or(&m.path)
+                    .trim_end();
+                if !deleted.iter().any(|d| d == path) {
+                    deleted.push(path.to_string());
                 }
             }
             if let Some(c) = full.captures(l.as_bytes()) {
