@@ -66,3 +66,32 @@ pub fn cores() -> usize {
     static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
+
+/// `f` of each of `items`, in their order: on every core when there are several, each
+/// thread taking the next item (a panic in one is raised again here).
+pub fn on_cores<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = cores().min(items.len());
+    if threads < 2 {
+        return items.iter().map(f).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(item) = items.get(i) else { break };
+            done.push((i, f(item)));
+        }
+        done
+    };
+    let mut all: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let others: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+        let mut all = work();
+        for h in others {
+            all.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        }
+        all
+    });
+    all.sort_unstable_by_key(|r| r.0);
+    all.into_iter().map(|r| r.1).collect()
+}

@@ -170,8 +170,20 @@ impl Loaded {
             crate::memory::reading(m.len());
         }
         let data = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
-        let profile = profile::parse(&data, &path)?;
-        let sum = sum.then(|| (data.len() as u64, crc32fast::hash(&data)));
+        Loaded::of_bytes(path, &data, mtime, sum)
+    }
+
+    /// The profile in `data`, the bytes of the file at `path` (modified at `mtime`) read
+    /// already, with their [`Loaded::sum`] when `sum`.
+    pub fn of_bytes(
+        path: PathBuf,
+        data: &[u8],
+        mtime: Option<std::time::SystemTime>,
+        sum: bool,
+    ) -> Result<Loaded> {
+        crate::memory::reading(data.len() as u64);
+        let profile = profile::parse(data, &path)?;
+        let sum = sum.then(|| (data.len() as u64, crc32fast::hash(data)));
         Ok(Loaded {
             path,
             profile,
@@ -192,33 +204,7 @@ impl Loaded {
     }
 
     fn read_all_as<S: AsRef<str> + Sync>(args: &[S], sum: bool) -> Vec<Result<Loaded>> {
-        let threads = crate::cores().min(args.len());
-        if threads < 2 {
-            return args
-                .iter()
-                .map(|a| Loaded::read_as(a.as_ref(), sum))
-                .collect();
-        }
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let work = || {
-            let mut done = Vec::new();
-            loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(a) = args.get(i) else { break };
-                done.push((i, Loaded::read_as(a.as_ref(), sum)));
-            }
-            done
-        };
-        let mut all: Vec<(usize, Result<Loaded>)> = std::thread::scope(|scope| {
-            let others: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
-            let mut all = work();
-            for h in others {
-                all.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
-            }
-            all
-        });
-        all.sort_unstable_by_key(|r| r.0);
-        all.into_iter().map(|r| r.1).collect()
+        crate::on_cores(args, |a| Loaded::read_as(a.as_ref(), sum))
     }
 
     /// The file name, as the web UI and the shell name a profile.

@@ -1336,13 +1336,18 @@ impl View {
         }
         // One file twice (a shell pattern and a name, say) would count its dump twice. (The
         // web UI's history may hold two readings of one file rewritten under its name: two
-        // dumps, told apart by when they were written.)
-        type Reading = (std::path::PathBuf, Option<std::time::SystemTime>);
+        // dumps, told apart by when they were written and, when that was kept, by their
+        // bytes.)
+        type Reading = (
+            std::path::PathBuf,
+            Option<std::time::SystemTime>,
+            Option<(u64, u32)>,
+        );
         let mut seen: Vec<(Reading, usize)> = Vec::with_capacity(given.len());
         for &i in &given {
             let path = &s.profiles[i].path;
             let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
-            let real = (real, s.profiles[i].mtime);
+            let real = (real, s.profiles[i].mtime, s.profiles[i].sum);
             if let Some((_, j)) = seen.iter().find(|(p, _)| *p == real) {
                 return Err(Error::refused(format!(
                     "given twice in the series (as {} too)",

@@ -960,6 +960,42 @@ fn a_dump_rewritten_in_a_watched_folder_joins_again() {
     assert!(page.contains("id=\"trend-summary\">3 dumps"), "{page}");
 }
 
+/// A dump rewritten with its modification time kept (`cp -p`, `touch -r`), even with the
+/// same size, joins again; the readings are newest first in the order they were read, and a
+/// series for the trend (not one file given twice).
+#[test]
+fn a_dump_rewritten_with_its_time_kept_joins_again() {
+    let t = scratch("rewritten-same-time");
+    let dumps = t.join("dumps");
+    std::fs::create_dir(&dumps).unwrap();
+    let src = case("t-heap");
+    let latest = dumps.join("heap.latest");
+    // H1 and H2 have the same size.
+    assert_eq!(
+        std::fs::metadata(src.join(H1)).unwrap().len(),
+        std::fs::metadata(src.join(H2)).unwrap().len()
+    );
+    copy_at(&src.join(H1), &latest, 0);
+    let prog = src.join("theap");
+    let s = web::start(&t, &[prog.to_str().unwrap(), "dumps"], &[]);
+    wait_for(&s, "heap.latest", true);
+    copy_at(&src.join(H2), &latest, 0);
+    wait_for(&s, "heap.latest (2)", true);
+    copy_at(&src.join(H3), &latest, 0);
+    let h = wait_for(&s, "heap.latest (3)", true);
+    assert_eq!(
+        listed(&h),
+        ["heap.latest (3)", "heap.latest (2)", "heap.latest"]
+    );
+    for (name, dump) in [("heap.latest (2)", H2), ("heap.latest (3)", H3)] {
+        let got = get(&format!("{}/ui/text?view={}", s.url, enc(name)));
+        let (_, want, _) = cli(&src, &["--text", "theap", dump]);
+        assert_eq!(got.text(), String::from_utf8_lossy(&want), "{name}");
+    }
+    let page = get(&format!("{}/ui/trend", s.url)).text();
+    assert!(page.contains("id=\"trend-summary\">3 dumps"), "{page}");
+}
+
 /// The start of a dump as it is while being written: its header and first two records.
 fn being_written(data: &[u8]) -> &[u8] {
     let cut = data

@@ -118,8 +118,7 @@ pub struct Status {
 /// What was seen of a file in a watched folder.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Seen {
-    len: u64,
-    mtime: SystemTime,
+    stat: Stat,
     state: SeenState,
     /// The length and CRC-32 of what the history read of it ([`Loaded::sum`]).
     sum: Option<(u64, u32)>,
@@ -328,13 +327,35 @@ fn newer_first(a: (SystemTime, &Path), b: (SystemTime, &Path)) -> std::cmp::Orde
         .then_with(|| b.1.cmp(a.1))
 }
 
-/// The modification time and size of `p`, following links; `None` unless a regular file.
-fn stat(p: &Path) -> Option<(u64, SystemTime)> {
+/// What tells a watched file that changed from one that did not.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Stat {
+    len: u64,
+    mtime: SystemTime,
+    /// The time of the inode's last change (seconds, nanoseconds), where there is one: a
+    /// file rewritten with its size and modification time kept (`cp -p`, `touch -r`, a
+    /// dump of the same size within the file system's time resolution) changes it.
+    ctime: (i64, i64),
+}
+
+/// The size and times of `p`, following links; `None` unless a regular file.
+fn stat(p: &Path) -> Option<Stat> {
     let m = std::fs::metadata(p).ok()?;
     if !m.is_file() {
         return None;
     }
-    Some((m.len(), m.modified().unwrap_or(SystemTime::UNIX_EPOCH)))
+    #[cfg(unix)]
+    let ctime = {
+        use std::os::unix::fs::MetadataExt;
+        (m.ctime(), m.ctime_nsec())
+    };
+    #[cfg(not(unix))]
+    let ctime = (0, 0);
+    Some(Stat {
+        len: m.len(),
+        mtime: m.modified().unwrap_or(SystemTime::UNIX_EPOCH),
+        ctime,
+    })
 }
 
 /// True when the file starts as a profile does.
@@ -352,8 +373,8 @@ fn not_a_profile(path: &Path, len: u64) -> String {
     format!("rpprof: skipping {}: {why}", path.display())
 }
 
-/// The files a watched source offers now: path, size, modification time.
-fn list(source: &Source) -> Vec<(PathBuf, u64, SystemTime)> {
+/// The files a watched source offers now, each with its [`Stat`].
+fn list(source: &Source) -> Vec<(PathBuf, Stat)> {
     let (dir, pattern) = match source {
         Source::Dir(d) => (d.as_path(), None),
         Source::Glob { dir, pattern } => (dir.as_path(), Some(pattern.as_str())),
@@ -379,8 +400,8 @@ fn list(source: &Source) -> Vec<(PathBuf, u64, SystemTime)> {
             continue;
         }
         let path = dir.join(&name);
-        if let Some((len, mtime)) = stat(&path) {
-            out.push((path, len, mtime));
+        if let Some(st) = stat(&path) {
+            out.push((path, st));
         }
     }
     out
@@ -503,17 +524,16 @@ impl History {
                     });
                 }
                 Source::Dir(_) | Source::Glob { .. } => {
-                    for (path, len, mtime) in list(s) {
+                    for (path, st) in list(s) {
                         let profile = sniff(&path);
                         if !profile && matches!(s, Source::Glob { .. }) {
-                            writeln!(err, "{}", not_a_profile(&path, len))
+                            writeln!(err, "{}", not_a_profile(&path, st.len))
                                 .map_err(session::io_err)?;
                         }
                         seen.insert(
                             path.clone(),
                             Seen {
-                                len,
-                                mtime,
+                                stat: st,
                                 state: SeenState::Done,
                                 sum: None,
                             },
@@ -521,7 +541,7 @@ impl History {
                         if profile {
                             candidates.push(Candidate {
                                 path,
-                                time: mtime,
+                                time: st.mtime,
                                 pinned: false,
                             });
                         }
@@ -650,7 +670,8 @@ impl History {
             Old(Entry),
             New(Box<Loaded>, SystemTime, bool, Kind, Option<String>),
         }
-        let mut items: Vec<(SystemTime, PathBuf, bool, Item)> = Vec::new();
+        // (When it was written, the file, pinned, the order it was read in, the profile.)
+        let mut items: Vec<(SystemTime, PathBuf, bool, usize, Item)> = Vec::new();
         let mut replaced: Vec<Entry> = Vec::new();
         // What a profile replaces is the latest reading of its file (the one whose bytes it
         // starts with); earlier readings (the file rewritten since) stay.
@@ -670,10 +691,16 @@ impl History {
             if replacing.contains(&e.index) {
                 replaced.push(e.clone());
             } else {
-                items.push((e.time, e.path.clone(), e.pinned, Item::Old(e.clone())));
+                items.push((
+                    e.time,
+                    e.path.clone(),
+                    e.pinned,
+                    e.index,
+                    Item::Old(e.clone()),
+                ));
             }
         }
-        for n in new {
+        for (k, n) in new.into_iter().enumerate() {
             let (l, t, pinned) = (n.loaded, n.time, n.pinned);
             let kind = l.profile.kind;
             let old = replaced.iter().find(|e| n.replace && e.path == l.path);
@@ -683,13 +710,16 @@ impl History {
                 t,
                 l.path.clone(),
                 pinned,
+                snap.entries.len() + k,
                 Item::New(Box::new(l), t, pinned, kind, name),
             ));
         }
-        items.sort_by(|a, b| newer_first((a.0, &a.1), (b.0, &b.1)));
+        // Two readings of one file with the same time (rewritten with its time kept): the
+        // later reading is the newer.
+        items.sort_by(|a, b| newer_first((a.0, &a.1), (b.0, &b.1)).then(b.3.cmp(&a.3)));
         let mut unpinned = 0;
         let before = items.len();
-        items.retain(|(_, _, pinned, _)| {
+        items.retain(|(_, _, pinned, _, _)| {
             if *pinned {
                 return true;
             }
@@ -699,7 +729,7 @@ impl History {
         let let_go = snap.let_go + not_read + (before - items.len());
         let mut keep: Vec<usize> = items
             .iter()
-            .filter_map(|(_, _, _, it)| match it {
+            .filter_map(|(_, _, _, _, it)| match it {
                 Item::Old(e) => Some(e.index),
                 Item::New(..) => None,
             })
@@ -714,7 +744,7 @@ impl History {
         let mut added: Vec<Arc<Loaded>> = Vec::new();
         let mut entries: Vec<Entry> = Vec::new();
         let mut added_names = Vec::new();
-        for (_, _, _, it) in items {
+        for (_, _, _, _, it) in items {
             match it {
                 Item::Old(mut e) => {
                     // SANITY: every kept index is in `keep`.
@@ -812,13 +842,15 @@ impl History {
             .rev()
             .find(|e| !e.pinned)
             .map(|e| (e.time, e.path.clone()));
-        // Files to read, each with whether it replaces the profile read of it before.
-        let mut ready: Vec<(PathBuf, SystemTime, bool)> = Vec::new();
+        // Files to read, each with whether it replaces the profile read of it before, and
+        // its bytes when they were read to tell that.
+        let mut ready: Vec<(PathBuf, SystemTime, bool, Option<Vec<u8>>)> = Vec::new();
         let mut passed = 0;
         for s in self.sources.iter().filter(|s| s.watched()) {
-            for (path, len, mtime) in list(s) {
+            for (path, st) in list(s) {
+                let (len, mtime) = (st.len, st.mtime);
                 let prev = seen.get(&path).copied();
-                let unchanged = prev.is_some_and(|p| p.len == len && p.mtime == mtime);
+                let unchanged = prev.is_some_and(|p| p.stat == st);
                 let settled = now.duration_since(mtime).is_ok_and(|d| d >= SETTLE);
                 let ready_now = match prev.map(|p| p.state) {
                     Some(SeenState::Done | SeenState::Failed) if unchanged => continue,
@@ -839,8 +871,7 @@ impl History {
                 seen.insert(
                     path.clone(),
                     Seen {
-                        len,
-                        mtime,
+                        stat: st,
                         state,
                         sum,
                     },
@@ -852,7 +883,9 @@ impl History {
                 // with itself) change nothing; the bytes read before and more (a dump read
                 // while it was still being written, since completed) replace that reading;
                 // other bytes (a dump rewritten under its name) are a new reading.
+                // The bytes looked at are the ones read (the file may change again).
                 let mut replace = false;
+                let mut bytes = None;
                 if let Some((old_len, old_sum)) = sum
                     && let Ok(data) = std::fs::read(&path)
                 {
@@ -866,6 +899,7 @@ impl History {
                         }
                         replace = true;
                     }
+                    bytes = Some(data);
                 }
                 if !sniff(&path) {
                     // A folder holds other files too; a file the pattern names was meant
@@ -887,7 +921,7 @@ impl History {
                     passed += 1;
                     continue;
                 }
-                ready.push((path, mtime, replace));
+                ready.push((path, mtime, replace, bytes));
             }
         }
         if passed > 0 {
@@ -897,12 +931,11 @@ impl History {
             return;
         }
         let mut loaded = Vec::new();
-        let paths: Vec<String> = ready
-            .iter()
-            .map(|(p, _, _)| p.to_string_lossy().into_owned())
-            .collect();
-        for ((path, mtime, replace), read) in ready.into_iter().zip(Loaded::read_all_summed(&paths))
-        {
+        let reads = crate::on_cores(&ready, |(path, mtime, _, bytes)| match bytes {
+            Some(data) => Loaded::of_bytes(path.clone(), data, Some(*mtime), true),
+            None => Loaded::read_as(&path.to_string_lossy(), true),
+        });
+        for ((path, mtime, replace, _), read) in ready.into_iter().zip(reads) {
             match read {
                 Ok(l) => {
                     if let Some(s) = seen.get_mut(&path) {
