@@ -662,6 +662,58 @@ fn terminal_editing_history_and_completion() {
     let _ = std::io::stderr().flush();
 }
 
+/// Lines that reach the terminal in one piece all run, each in its turn: typed ahead (or
+/// pasted by a terminal without bracketed paste) and pasted in brackets (which the editor
+/// takes as one line); a line that is not UTF-8 text is dropped with a word and the shell
+/// goes on.
+#[test]
+fn lines_typed_ahead_or_pasted_all_run() {
+    common::link_case("t-heap");
+    let state = std::env::temp_dir().join(format!("rpprof-state-paste-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&state);
+    std::fs::create_dir_all(&state).unwrap();
+    let pty = Pty::open(false);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rpprof"));
+    cmd.args(["--lib_prefix=.", "./theap", "theap.hprof.0003.heap"])
+        .current_dir("/tmp/rpprof-corpus/t-heap")
+        .env("XDG_STATE_HOME", &state)
+        .env("TERM", "xterm")
+        .stdin(pty.stdio())
+        .stdout(pty.stdio())
+        .stderr(pty.stdio());
+    let screen = pty.reader();
+    let mut child = pty.spawn(&mut cmd);
+    let at = screen.wait_for(0, "(pprof) ");
+    // Three lines at once: the third report's third row is make_record's.
+    pty.type_keys(b"top1\rtop2\rtop3\r");
+    let at = screen.wait_for(at, "tdata::store::make_record");
+    let at = screen.wait_for(at, "(pprof) ");
+    // A bracketed paste of two lines, then Enter.
+    pty.type_keys(b"\x1b[200~top2\ntop1\n\x1b[201~");
+    pty.type_keys(b"\r");
+    let at = screen.wait_for(at, "tdata::store::copy_bytes");
+    let at = screen.wait_for(at, "(pprof) top1");
+    let at = screen.wait_for(at, "Total: 2.8 MB");
+    let at = screen.wait_for(at, "(pprof) ");
+    // A byte that is not UTF-8, then a command.
+    pty.type_keys(b"\xff\r");
+    let at = screen.wait_for(at, "not UTF-8 text");
+    let at = screen.wait_for(at, "(pprof) ");
+    pty.type_keys(b"top1\r");
+    let at = screen.wait_for(at, "Total: 2.8 MB");
+    screen.wait_for(at, "(pprof) ");
+    pty.type_keys(b"\x04");
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{}", screen.text());
+    let text = screen.text();
+    assert_eq!(text.matches("Total: 2.8 MB").count(), 6, "{text}");
+    let history = std::fs::read_to_string(state.join("rpprof").join("history")).unwrap();
+    let lines: Vec<&str> = history.lines().filter(|l| l.starts_with("top")).collect();
+    // (A line the same as the one before it is kept once.)
+    assert_eq!(lines, ["top1", "top2", "top3", "top2", "top1"], "{history}");
+    let _ = std::fs::remove_dir_all(&state);
+}
+
 /// The graph commands print the report's lines (`Total:`, the focus line) before the viewer
 /// starts, and keep them when it cannot start; `gv` runs in the background, as pprof runs it:
 /// the next command does not wait for it to be closed.

@@ -65,6 +65,9 @@ impl Helper for Completions {}
 pub struct Terminal {
     editor: Editor<Completions, FileHistory>,
     history: Option<PathBuf>,
+    /// The lines after the first of text pasted in one piece (bracketed paste gives them
+    /// to the editor as one line), each run in its turn as if typed.
+    pasted: std::collections::VecDeque<String>,
 }
 
 /// Where the shell's history is kept.
@@ -146,30 +149,59 @@ impl Terminal {
                 );
             }
         }
-        Some(Terminal { editor, history })
+        Some(Terminal {
+            editor,
+            history,
+            pasted: Default::default(),
+        })
+    }
+}
+
+impl Terminal {
+    /// Keeps `line` in the history (and its file).
+    fn remember(&mut self, line: &str) {
+        if !line.trim().is_empty()
+            && self.editor.add_history_entry(line).unwrap_or(false)
+            && let Some(h) = &self.history
+        {
+            let _ = self.editor.append_history(h);
+        }
     }
 }
 
 impl Input for Terminal {
     fn read_line(&mut self, prompt: &str, err: &mut dyn Write) -> Option<String> {
+        if let Some(line) = self.pasted.pop_front() {
+            // Shown as the editor shows a line typed.
+            let _ = writeln!(err, "{prompt}{line}");
+            self.remember(&line);
+            return Some(line);
+        }
         loop {
             match self.editor.readline(prompt) {
-                Ok(line) => {
-                    if !line.trim().is_empty()
-                        && self
-                            .editor
-                            .add_history_entry(line.as_str())
-                            .unwrap_or(false)
-                        && let Some(h) = &self.history
-                    {
-                        let _ = self.editor.append_history(h);
+                Ok(text) => {
+                    let mut lines = text.split('\n').map(|l| l.trim_end_matches('\r'));
+                    let line = lines.next().unwrap_or_default().to_string();
+                    self.pasted.extend(lines.map(str::to_string));
+                    // A paste ending in a line end leaves nothing after it to run.
+                    if self.pasted.back().is_some_and(|l| l.is_empty()) {
+                        self.pasted.pop_back();
                     }
+                    self.remember(&line);
                     return Some(line);
                 }
                 // Ctrl-C drops the line being typed, as in a shell.
                 Err(ReadlineError::Interrupted) => continue,
                 // (The editor has ended the prompt's line.)
                 Err(ReadlineError::Eof) => return None,
+                // Bytes that are not UTF-8 text (a key the terminal sends in another
+                // encoding, binary pasted in): the line is dropped, the shell goes on.
+                Err(ReadlineError::Io(e)) if e.kind() == std::io::ErrorKind::InvalidData => {
+                    let _ = writeln!(
+                        err,
+                        "rpprof: the line typed is not UTF-8 text; it is dropped"
+                    );
+                }
                 Err(e) => {
                     let _ = writeln!(err, "rpprof: cannot read the terminal: {e}");
                     return None;
