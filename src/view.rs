@@ -240,14 +240,26 @@ fn thread_number(want: &str) -> Result<Option<u64>> {
         .ok_or_else(|| Error::usage(format!("--thread: {want:?} is not a thread number or *")))
 }
 
+/// A regular expression as an error message quotes it: whole, or its start when it is long
+/// (a pattern made by a script can be megabytes).
+fn quoted_pattern(s: &str) -> String {
+    const MAX: usize = 200;
+    if s.chars().count() <= MAX {
+        return format!("{s:?}");
+    }
+    let start: String = s.chars().take(MAX / 2).collect();
+    format!("{start:?}... ({} characters)", s.chars().count())
+}
+
 /// Compiles an option's regular expression; a bad one is a usage error naming the option.
 pub fn compile(re: &Option<String>, what: &str) -> Result<Option<Regex>> {
     match re {
         None => Ok(None),
         Some(s) => {
+            let q = quoted_pattern(s);
             if let Some(why) = crate::perlre::unsupported(s) {
                 return Err(Error::usage(format!(
-                    "--{what}: bad regular expression {s:?}: {why}"
+                    "--{what}: bad regular expression {q}: {why}"
                 )));
             }
             Regex::new(&crate::perlre::to_rust(s))
@@ -260,7 +272,7 @@ pub fn compile(re: &Option<String>, what: &str) -> Result<Option<Regex>> {
                         .rev()
                         .find_map(|l| l.strip_prefix("error: "))
                         .unwrap_or_else(|| msg.lines().next().unwrap_or_default());
-                    Error::usage(format!("--{what}: bad regular expression {s:?}: {why}"))
+                    Error::usage(format!("--{what}: bad regular expression {q}: {why}"))
                 })
         }
     }

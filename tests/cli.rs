@@ -325,6 +325,18 @@ fn a_brace_in_a_regular_expression_is_perls_literal_brace() {
     );
     assert_eq!(code, 1);
     assert!(err.contains("look-around"), "{err}");
+    // A long pattern (made by a script) is quoted by its start and its length.
+    let long = format!("--focus=({}", "z".repeat(5000));
+    let (code, out, err) = run(&d, &["--text", &long, "./trust", "trust.hprof.0003.heap"]);
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    assert!(
+        err.contains(&format!(
+            "--focus: bad regular expression \"({}\"... (5001 characters): unclosed group",
+            "z".repeat(99)
+        )),
+        "{err}"
+    );
+    assert!(err.len() < 400, "{err}");
 }
 
 /// `--list` and `--disasm` that list nothing say why (pprof prints nothing at all).

@@ -533,7 +533,7 @@ top3
     );
     for want in [
         "did you mean sample_index?",
-        "sample_index=contentions: this heap profile has inuse_objects, inuse_space, alloc_objects, alloc_space",
+        "sample_index=contentions: this heap profile has inuse_objects (0), inuse_space (1), alloc_objects (2), alloc_space (3)",
         "granularity=pages: say one of functions, lines, files, addresses",
         "peek <regexp>",
         "Unknown command: try 'help'.",

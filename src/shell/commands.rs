@@ -201,7 +201,7 @@ pub const OPTIONS: &[(&str, &str, &str)] = &[
     (
         "sample_index",
         "inuse_space | inuse_objects | alloc_space | alloc_objects | delay | contentions | mean_delay | samples",
-        "the value to report (one the profile has)",
+        "the value to report (one the profile has), or its number (from 0) in the list \"options\" shows",
     ),
     (
         "granularity",

@@ -280,10 +280,15 @@ impl Shell {
             _ => name,
         };
         if !types.contains(&name) {
+            let numbered: Vec<String> = types
+                .iter()
+                .enumerate()
+                .map(|(i, t)| format!("{t} ({i})"))
+                .collect();
             return Err(Error::usage(format!(
                 "sample_index={name}: this {} profile has {}",
                 self.session.kind().name(),
-                types.join(", ")
+                numbered.join(", ")
             )));
         }
         let mut v = self.view.value;
