@@ -11,7 +11,7 @@ use crate::graph::Granularity;
 use crate::report::{Mode, symbols};
 pub use crate::session::{ContentionValue, HeapValue, is_remote};
 use crate::session::{LoadOptions, Session, Value, io_err};
-use crate::shell::terminal::Terminal;
+use crate::shell::terminal::{Interruptible, Terminal};
 use crate::shell::{Plain, Shell};
 pub use crate::view::CallGraph;
 use crate::view::{BaseChoice, View};
@@ -163,7 +163,7 @@ pub fn run(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(
         view.check()?;
         let mut shell = Shell::new(Session::load(&opts.load_options(), err)?, opts);
         if let Some(mut t) = Terminal::new(&shell, err) {
-            return shell.run(&mut t, out, err);
+            return shell.run(&mut t, &mut Interruptible(out), err);
         }
         return shell.run(&mut Plain(std::io::stdin().lock()), out, err);
     }

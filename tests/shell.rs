@@ -714,6 +714,74 @@ fn lines_typed_ahead_or_pasted_all_run() {
     let _ = std::fs::remove_dir_all(&state);
 }
 
+/// Ctrl-C while a command prints stops that command, not the shell: the profiles stay
+/// loaded and the next command runs. (Reports go to a pipe the test reads only in part, so
+/// that the command is still writing when the key comes.)
+#[test]
+fn ctrl_c_stops_the_command_not_the_shell() {
+    use std::io::Read;
+    let dir = common::root().join("testdata").join("t-cpu");
+    let state = std::env::temp_dir().join(format!("rpprof-state-intr-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&state);
+    std::fs::create_dir_all(&state).unwrap();
+    let pty = Pty::open(false);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rpprof"));
+    cmd.args([
+        "--interactive",
+        "--lib_prefix=.",
+        "./tcpu-pie",
+        "tcpu-pie.prof",
+    ])
+    .current_dir(&dir)
+    .env("XDG_STATE_HOME", &state)
+    .env("TERM", "xterm")
+    .stdin(pty.stdio())
+    .stdout(Stdio::piped())
+    .stderr(pty.stdio());
+    let screen = pty.reader();
+    let mut child = pty.spawn(&mut cmd);
+    let mut out = child.stdout.take().unwrap();
+    let at = screen.wait_for(0, "(pprof) ");
+    // `traces` prints about 90 KB: more than a pipe holds.
+    pty.type_keys(b"traces\r");
+    let mut first = [0u8; 1000];
+    out.read_exact(&mut first).unwrap();
+    // The command is writing (the editor has given the terminal back): the key is a signal.
+    pty.type_keys(b"\x03");
+    let at = screen.wait_for(at, "interrupted (Ctrl-C)");
+    let at = screen.wait_for(at, "(pprof) ");
+    // What the pipe still holds, then what comes next.
+    let reader = std::thread::spawn(move || {
+        let mut rest = Vec::new();
+        out.read_to_end(&mut rest).unwrap();
+        rest
+    });
+    pty.type_keys(b"top3\r");
+    let at = screen.wait_for(at, "(pprof) ");
+    pty.type_keys(b"quit\r");
+    let rest = reader.join().unwrap();
+    let status = child.wait().unwrap();
+    screen.wait_for(at, "");
+    assert!(status.success(), "{}", screen.text());
+    let rest = String::from_utf8_lossy(&rest);
+    // The traces were cut short; top3 printed whole after them.
+    let (traces, top) = rest.split_once("Total: ").unwrap();
+    let full = common::rpprof(
+        &dir,
+        &["--traces", "--lib_prefix=.", "./tcpu-pie", "tcpu-pie.prof"],
+    )
+    .stdout;
+    assert!(full.len() > 80_000, "{}", full.len());
+    assert!(
+        first.len() + traces.len() < full.len(),
+        "{} of {}",
+        first.len() + traces.len(),
+        full.len()
+    );
+    assert_eq!(top.lines().count(), 4, "{top}");
+    let _ = std::fs::remove_dir_all(&state);
+}
+
 /// The graph commands print the report's lines (`Total:`, the focus line) before the viewer
 /// starts, and keep them when it cannot start; `gv` runs in the background, as pprof runs it:
 /// the next command does not wait for it to be closed.

@@ -7,6 +7,7 @@
 
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rustyline::completion::{Completer, FilenameCompleter, Pair};
 use rustyline::error::ReadlineError;
@@ -149,11 +150,60 @@ impl Terminal {
                 );
             }
         }
+        catch_interrupts();
         Some(Terminal {
             editor,
             history,
             pasted: Default::default(),
         })
+    }
+}
+
+/// Set by Ctrl-C while a command runs (the editor reads the key itself at the prompt; while
+/// a command runs the terminal sends SIGINT).
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+#[cfg(target_os = "linux")]
+extern "C" fn on_interrupt(_: libc::c_int) {
+    INTERRUPTED.store(true, Ordering::Relaxed);
+}
+
+/// Makes Ctrl-C during a command stop the command (its report, and the programs it runs:
+/// they get the signal too) instead of the shell, as in a shell: the profiles stay loaded.
+fn catch_interrupts() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: the handler only stores to an atomic (async-signal-safe); the sigaction
+    // structure is zeroed and then filled as the C API expects.
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = on_interrupt as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        sa.sa_flags = libc::SA_RESTART;
+        libc::sigemptyset(&mut sa.sa_mask);
+        libc::sigaction(libc::SIGINT, &sa, std::ptr::null_mut());
+    }
+}
+
+/// The reports' writer at a terminal: after a Ctrl-C, writing fails (the command stops
+/// with "interrupted") until the next prompt.
+pub struct Interruptible<'a>(pub &'a mut dyn Write);
+
+impl Interruptible<'_> {
+    fn check() -> std::io::Result<()> {
+        if INTERRUPTED.load(Ordering::Relaxed) {
+            return Err(std::io::Error::other("interrupted (Ctrl-C)"));
+        }
+        Ok(())
+    }
+}
+
+impl Write for Interruptible<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        Self::check()?;
+        self.0.write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Self::check()?;
+        self.0.flush()
     }
 }
 
@@ -171,6 +221,7 @@ impl Terminal {
 
 impl Input for Terminal {
     fn read_line(&mut self, prompt: &str, err: &mut dyn Write) -> Option<String> {
+        INTERRUPTED.store(false, Ordering::Relaxed);
         if let Some(line) = self.pasted.pop_front() {
             // Shown as the editor shows a line typed.
             let _ = writeln!(err, "{prompt}{line}");
