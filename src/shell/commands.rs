@@ -422,10 +422,12 @@ pub fn did_you_mean<'a>(typed: &str, candidates: impl Iterator<Item = &'a str>) 
     best.filter(|(d, _)| *d <= limit).map(|(_, c)| c)
 }
 
-/// Levenshtein distance.
+/// Edit distance, a swap of two neighbouring characters counting as one edit (`tpo` is one
+/// from `top`), as in the optimal string alignment distance.
 fn distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
+    let mut before: Vec<usize> = vec![0; b.len() + 1];
     let mut prev: Vec<usize> = (0..=b.len()).collect();
     let mut cur = vec![0; b.len() + 1];
     for i in 1..=a.len() {
@@ -433,7 +435,11 @@ fn distance(a: &str, b: &str) -> usize {
         for j in 1..=b.len() {
             let cost = usize::from(a[i - 1] != b[j - 1]);
             cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                cur[j] = cur[j].min(before[j - 2] + 1);
+            }
         }
+        std::mem::swap(&mut before, &mut prev);
         std::mem::swap(&mut prev, &mut cur);
     }
     prev[b.len()]
@@ -553,5 +559,12 @@ mod tests {
         );
         assert_eq!(did_you_mean("fcus", names.into_iter()), Some("focus"));
         assert_eq!(did_you_mean("zzz", names.into_iter()), None);
+        // Two letters swapped are one slip.
+        let commands = COMMANDS.iter().map(|c| c.0);
+        assert_eq!(did_you_mean("tpo", commands.clone()), Some("top"));
+        assert_eq!(did_you_mean("lsit", commands), Some("list"));
+        assert_eq!(distance("ab", "ba"), 1);
+        assert_eq!(distance("abc", "ca"), 3);
+        assert_eq!(distance("kitten", "sitting"), 3);
     }
 }

@@ -631,7 +631,7 @@ fn help(topic: Option<&str>, types: &[&str], err: &mut dyn Write) {
     if let Some(t) = topic {
         let t = t.trim();
         if let Some((name, args, what)) = COMMANDS.iter().find(|c| c.0 == t) {
-            let _ = writeln!(err, "{name} {args}\n    {what}");
+            let _ = writeln!(err, "{}\n    {what}", format!("{name} {args}").trim_end());
             if ["top", "text", "web", "gv", "evince"].contains(name) {
                 let _ = writeln!(
                     err,
