@@ -377,6 +377,46 @@ fn a_deleted_program_is_said_once() {
     assert!(String::from_utf8_lossy(&out.stdout).contains(" main\n"));
 }
 
+/// A program that is not position-independent runs where it is linked: given in place of
+/// the PIE that ran (its segments the same size), it is said to be another file; the right
+/// programs are not.
+#[test]
+fn a_fixed_address_program_mapped_elsewhere_is_said() {
+    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("trust_fixed_address");
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch).unwrap();
+    let src = common::root().join("testdata").join("t-cpu");
+    for f in ["libtwork.so", "libtplugin.so", "tcpu-pie.prof"] {
+        std::fs::copy(src.join(f), scratch.join(f)).unwrap();
+    }
+    std::fs::copy(src.join("tcpu-nopie"), scratch.join("tcpu-pie")).unwrap();
+    let said = |dir: &Path, program: &str, profile: &str| -> Vec<String> {
+        let out = common::rpprof(dir, &["--text", "--lib_prefix=.", program, profile]);
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .filter(|l| l.contains("not the file that ran"))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(
+        said(&scratch, "./tcpu-pie", "tcpu-pie.prof"),
+        [
+            "Warning: ./tcpu-pie: it is linked to run at 401000 (it is not position-independent), but the profile maps it at 5639f722c000: it is probably not the file that ran"
+        ]
+    );
+    for (program, profile) in [
+        ("./tcpu-pie", "tcpu-pie.prof"),
+        ("./tcpu-nopie", "tcpu-nopie.prof"),
+    ] {
+        assert_eq!(
+            said(&src, program, profile),
+            Vec::<String>::new(),
+            "{program}"
+        );
+    }
+}
+
 /// Item 3: a CPU profile whose process ran out of file space (ulimit -f 16: the file ends at
 /// byte 16384, inside a record) is read up to the last complete record, with a warning giving
 /// the byte of the cut.

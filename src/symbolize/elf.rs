@@ -177,6 +177,9 @@ pub struct Elf {
     pub sections: Vec<Section>,
     /// `PT_LOAD` segments.
     pub segments: Vec<Segment>,
+    /// Linked to run at the addresses its segments give (`ET_EXEC`: not
+    /// position-independent), so it is mapped there.
+    pub fixed: bool,
     /// `.symtab` and `.dynsym` entries, decoded on first use (see [`Elf::symtab`]).
     symbols: std::sync::OnceLock<(Vec<ElfSym>, Vec<ElfSym>)>,
     /// The GNU build id.
@@ -255,6 +258,7 @@ impl Elf {
             machine: parsed.machine,
             sections: parsed.sections,
             segments: parsed.segments,
+            fixed: parsed.fixed,
             symbols: std::sync::OnceLock::new(),
             build_id: parsed.build_id,
             debuglink: parsed.debuglink,
@@ -319,6 +323,7 @@ struct Decoded {
     machine: u16,
     sections: Vec<Section>,
     segments: Vec<Segment>,
+    fixed: bool,
     build_id: Option<Vec<u8>>,
     debuglink: Option<(PathBuf, u32)>,
     debugaltlink: Option<(PathBuf, Vec<u8>)>,
@@ -372,6 +377,7 @@ where
         machine: f.elf_header().e_machine(endian).0,
         sections,
         segments,
+        fixed: f.elf_header().e_type(endian) == elf::ET_EXEC,
         build_id,
         debuglink,
         debugaltlink,

@@ -602,7 +602,7 @@ impl Local {
         let segments = if image_path != lib.path {
             Elf::open(&lib.path)
                 .ok()
-                .map(|e| (e.segments.clone(), e.text_section().cloned()))
+                .map(|e| (e.segments.clone(), e.text_section().cloned(), e.fixed))
         } else {
             None
         };
@@ -613,20 +613,31 @@ impl Local {
         let Some(img) = self.image(&image_path, warnings) else {
             return;
         };
-        let (segs, text) = match &segments {
-            Some((s, t)) => (s.as_slice(), t.as_ref()),
-            None => (img.elf.segments.as_slice(), img.elf.text_section()),
+        let (segs, text, fixed) = match &segments {
+            Some((s, t, f)) => (s.as_slice(), t.as_ref(), *f),
+            None => (
+                img.elf.segments.as_slice(),
+                img.elf.text_section(),
+                img.elf.fixed,
+            ),
         };
-        if let (true, Translate::Mapped { start, offset }) = (lib.exact, lib.translate)
-            && !segment_fits(segs, offset, lib.finish.saturating_sub(start))
-        {
-            warnings.push(format!(
-                "Warning: {}: its loadable segments do not match the profile's mapping {:x}-{:x} (offset {:x}): it is probably not the file that ran",
-                lib.path.display(),
-                start,
-                lib.finish,
-                offset
-            ));
+        if let (true, Translate::Mapped { start, offset }) = (lib.exact, lib.translate) {
+            if !segment_fits(segs, offset, lib.finish.saturating_sub(start)) {
+                warnings.push(format!(
+                    "Warning: {}: its loadable segments do not match the profile's mapping {:x}-{:x} (offset {:x}): it is probably not the file that ran",
+                    lib.path.display(),
+                    start,
+                    lib.finish,
+                    offset
+                ));
+            } else if let Some(linked) = fixed.then(|| linked_start(segs, offset)).flatten()
+                && linked != start
+            {
+                warnings.push(format!(
+                    "Warning: {}: it is linked to run at {linked:x} (it is not position-independent), but the profile maps it at {start:x}: it is probably not the file that ran",
+                    lib.path.display(),
+                ));
+            }
         }
         let big = Work::Naming.halves(pcs.len());
         let memo = super::demangle::Memo::default();
@@ -988,6 +999,17 @@ fn segment_fits(segments: &[super::elf::Segment], offset: u64, len: u64) -> bool
             lo == offset && hi.saturating_sub(lo) == len
         })
     })
+}
+
+/// Where a file linked to run at fixed addresses (see [`super::elf::Elf::fixed`]) must be
+/// mapped for its bytes from file offset `offset` on: the start of that page of the segment
+/// holding them; `None` when no segment holds them.
+fn linked_start(segments: &[super::elf::Segment], offset: u64) -> Option<u64> {
+    let s = segments.iter().find(|s| {
+        let lo = s.offset & !0xfff;
+        offset >= lo && offset < s.offset.saturating_add(s.filesz.max(1))
+    })?;
+    Some(s.vaddr.wrapping_add(offset).wrapping_sub(s.offset) & !0xfff)
 }
 
 /// pprof's clean-up of addr2line places: no discriminator, `:?` becomes `:0`.
