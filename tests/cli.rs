@@ -387,3 +387,15 @@ fn disasm_of_a_zero_total() {
     );
     assert!(!out.contains("nan"), "{out}");
 }
+
+/// The program given after the profile: the error says which file is which.
+#[test]
+fn a_program_given_as_the_profile_is_said_so() {
+    let d = common::root().join("testdata").join("t-heap");
+    let (code, out, err) = run(&d, &["--text", "theap.hprof.0003.heap", "./theap"]);
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    assert_eq!(
+        err,
+        "rpprof: ./theap: byte 0: an ELF file (a program or a library), not a profile: the program comes first, then the profiles (rpprof [options] <program> <profile>...)\n"
+    );
+}

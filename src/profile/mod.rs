@@ -410,6 +410,14 @@ fn parse_plain(data: &[u8], path: &Path) -> Result<Profile> {
             "empty file: not a profile (a file still being written, or one whose writer was killed before it wrote anything: the CPU profiler writes its file when it stops, at ProfilerStop or when the program exits)",
         ));
     }
+    if data.starts_with(b"\x7fELF") {
+        // The program given after the profile, or alone.
+        return Err(Error::format(
+            path,
+            Location::Byte(0),
+            "an ELF file (a program or a library), not a profile: the program comes first, then the profiles (rpprof [options] <program> <profile>...)",
+        ));
+    }
     if !is_print(data[0]) {
         return cpu::parse(data, 0, path, true);
     }
