@@ -187,7 +187,8 @@ pub struct Args {
     /// functions without a linkage name after their caller, print --stacks leak sites as
     /// "unknown", name an address after the nearest symbol below it however far, leave the
     /// program's short-form map line unread, leave out --disasm's and --list's last
-    /// instruction of a relocated routine
+    /// instruction of a relocated routine, list no routine of a stripped file from its
+    /// separate debug file
     #[arg(long = "pprof_quirks")]
     pub pprof_quirks: bool,
     /// Where --disasm finds objdump: path prefixes and tool:path entries, comma separated

@@ -115,6 +115,7 @@ impl LoadOptions {
             address_width,
             binutils_inline_names: self.pprof_quirks,
             nearest_symbol: self.pprof_quirks,
+            pprof_routines_only: self.pprof_quirks,
             cache: self.cache.clone().map(symbolize::cache::Cache::new),
         }
     }

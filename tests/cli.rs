@@ -399,3 +399,41 @@ fn a_program_given_as_the_profile_is_said_so() {
         "rpprof: ./theap: byte 0: an ELF file (a program or a library), not a profile: the program comes first, then the profiles (rpprof [options] <program> <profile>...)\n"
     );
 }
+
+/// `--list` and `--disasm` of a stripped program find its routines in the separate debug
+/// file its addresses were named from (pprof, reading `nm` of the stripped file, lists
+/// nothing: so does `--pprof_quirks`).
+#[test]
+fn routines_of_a_stripped_program_are_listed_from_its_debug_file() {
+    common::link_case("t-stripped");
+    let d = common::root().join("testdata").join("t-stripped");
+    let (code, out, err) = run(&d, &["--list=kmp", "./tstrip", "tstrip.prof"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("ROUTINE ====================== kmp_count in /tmp/rpprof-corpus/t-stripped/tstrip.c\n   127    127 Total samples (flat / cumulative)\n"),
+        "{out}"
+    );
+    assert!(out.contains("    83     83   97:"), "{out}");
+    let (code, out, err) = run(
+        &d,
+        &["--list=kmp", "--pprof_quirks", "./tstrip", "tstrip.prof"],
+    );
+    assert_eq!((code, out.as_str()), (0, ""), "{err}");
+    assert!(
+        err.contains("no routine of ./tstrip with samples matches \"kmp\""),
+        "{err}"
+    );
+    if !common::have("objdump") {
+        common::skip(
+            "routines_of_a_stripped_program_are_listed_from_its_debug_file",
+            "no objdump: --disasm not tried",
+        );
+        return;
+    }
+    let (code, out, err) = run(&d, &["--disasm=kmp_count", "./tstrip", "tstrip.prof"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("ROUTINE ====================== kmp_count\n   127    127 samples (flat, cumulative) 35.4% of total\n"),
+        "{out}"
+    );
+}

@@ -1739,6 +1739,7 @@ impl Local {
         let keep = self.opts.keep_templates;
         let jeprof = self.opts.jeprof;
         let nearest = self.opts.nearest_symbol;
+        let pprof_routines_only = self.opts.pprof_routines_only;
         let mut out = Vec::new();
         for lib in &libs {
             let image_path = Self::debugging_library(&lib.path).unwrap_or_else(|| lib.path.clone());
@@ -1755,7 +1756,24 @@ impl Local {
                 Translate::Identity => vma,
                 Translate::Mapped { start, offset } => to_abs(vma, start, offset, segs),
             };
-            let nm = img.nm.get_or_init(|| NmTable::new(&img.elf));
+            // A stripped file's routines (a program stripped after `objcopy
+            // --only-keep-debug`, a distribution's library) are those of its separate debug
+            // file, whose symbols its addresses were named from; pprof, reading `nm` of the
+            // file itself, lists none of them.
+            let from_debug_file = match img.dwarf.as_deref().and_then(|d| d.symbol_file()) {
+                Some(dbg)
+                    if !pprof_routines_only
+                        && img.elf.symtab().is_empty()
+                        && !dbg.symtab().is_empty() =>
+                {
+                    Some(NmTable::new(dbg))
+                }
+                _ => None,
+            };
+            let nm = match &from_debug_file {
+                Some(t) => t,
+                None => img.nm.get_or_init(|| NmTable::new(&img.elf)),
+            };
             let mut chosen: Vec<&super::nm::Routine> = nm
                 .routines
                 .iter()

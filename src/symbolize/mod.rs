@@ -305,6 +305,9 @@ pub struct Options {
     /// (`--pprof_quirks`); otherwise only after a symbol whose extent holds it
     /// ([`extent`]), the others being named `<file>+0x<file address>`.
     pub nearest_symbol: bool,
+    /// `--list` and `--disasm` look for routines only in the symbol tables pprof's `nm`
+    /// reads (`--pprof_quirks`): not in a stripped file's separate debug file.
+    pub pprof_routines_only: bool,
     /// Where what was resolved is kept across runs ([`cache`]); `None`: not kept.
     pub cache: Option<cache::Cache>,
 }
