@@ -417,6 +417,38 @@ fn a_fixed_address_program_mapped_elsewhere_is_said() {
     }
 }
 
+/// An address that no symbol names in a file that has debug information is in code that is
+/// part of no function (t-cpu's libtplugin.so: a PLT stub): the warning does not advise
+/// installing debug symbols; for a stripped file without them (t-trust's libtsecret.so) it
+/// does.
+#[test]
+fn unnamed_code_in_a_file_with_dwarf_is_not_blamed_on_stripping() {
+    let cpu = common::root().join("testdata").join("t-cpu");
+    let out = common::rpprof(
+        &cpu,
+        &["--text", "--lib_prefix=.", "./tcpu-pie", "tcpu-pie.prof"],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    let said: Vec<&str> = err.lines().filter(|l| l.contains("libtplugin")).collect();
+    assert_eq!(
+        said,
+        [
+            "Warning: ./libtplugin.so: 1 address lies in no function its symbols name (code that is part of no function, such as the PLT's stubs): they print as libtplugin.so+0x<address in the file> rather than after the nearest symbol below"
+        ],
+        "{err}"
+    );
+    let (_, err, _) = run(&[
+        "--text",
+        "--lib_prefix=.",
+        "./ttrust",
+        "ttrust-stripped.prof",
+    ]);
+    assert!(
+        err.contains("./libtsecret.so: 11 addresses lie in no function its symbols name (it keeps only some symbols, e.g. the exported ones): they print as libtsecret.so+0x<address in the file> rather than after the nearest symbol below; install its debug symbols"),
+        "{err}"
+    );
+}
+
 /// Item 3: a CPU profile whose process ran out of file space (ulimit -f 16: the file ends at
 /// byte 16384, inside a record) is read up to the last complete record, with a warning giving
 /// the byte of the cut.
