@@ -858,6 +858,47 @@ impl Args {
             stacks: self.stacks,
             heap_value,
             contention_value,
+            value_flags: [
+                (
+                    self.inuse_space,
+                    "--inuse_space",
+                    crate::profile::Kind::Heap,
+                ),
+                (
+                    self.inuse_objects,
+                    "--inuse_objects",
+                    crate::profile::Kind::Heap,
+                ),
+                (
+                    self.alloc_space,
+                    "--alloc_space",
+                    crate::profile::Kind::Heap,
+                ),
+                (
+                    self.alloc_objects,
+                    "--alloc_objects",
+                    crate::profile::Kind::Heap,
+                ),
+                (
+                    self.total_delay,
+                    "--total_delay",
+                    crate::profile::Kind::Contention,
+                ),
+                (
+                    self.contentions,
+                    "--contentions",
+                    crate::profile::Kind::Contention,
+                ),
+                (
+                    self.mean_delay,
+                    "--mean_delay",
+                    crate::profile::Kind::Contention,
+                ),
+            ]
+            .into_iter()
+            .filter(|f| f.0)
+            .map(|f| (f.1, f.2))
+            .collect(),
             show_bytes: self.show_bytes,
             drop_negative: self.drop_negative,
             focus: self.focus.filter(|s| !s.is_empty()),

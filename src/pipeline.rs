@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use crate::error::{Error, Result};
 use crate::graph::Granularity;
+use crate::profile::Kind;
 use crate::report::{Mode, symbols};
 pub use crate::session::{ContentionValue, HeapValue, is_remote};
 use crate::session::{LoadOptions, Session, Value, io_err};
@@ -35,6 +36,9 @@ pub struct Options {
     pub heap_value: HeapValue,
     /// Contention value.
     pub contention_value: ContentionValue,
+    /// The value options given (`--alloc_space`, `--contentions`, ...), each with the kind
+    /// of profile it is for: one given for another kind is said to be ignored.
+    pub value_flags: Vec<(&'static str, Kind)>,
     /// `--show_bytes`.
     pub show_bytes: bool,
     /// `--drop_negative`.
@@ -203,7 +207,9 @@ pub fn run_with_input(
         return out.flush().map_err(io_err);
     }
     if opts.mode == Mode::Interactive {
-        let mut shell = Shell::new(Session::load(&opts.load_options(), err)?, opts);
+        let session = Session::load(&opts.load_options(), err)?;
+        warn_foreign_value_flags(opts, session.kind(), err)?;
+        let mut shell = Shell::new(session, opts);
         shell.run(&mut Plain(input), out, err)?;
         // Commands from a pipe or a file (a script): a failed one makes the exit status 1,
         // once the others have run (pprof dies at the first).
@@ -227,6 +233,7 @@ pub fn run_with_input(
     } else {
         Session::load(&opts.load_options(), err)?
     };
+    warn_foreign_value_flags(opts, session.kind(), err)?;
     // A trend renders a table per dump from the one session.
     session.cache_views = trend;
     let r = view.render(&session, out, err);
@@ -237,6 +244,28 @@ pub fn run_with_input(
         drop(writes);
     }
     r
+}
+
+/// Says which value options (`--contentions` on a heap profile, `--alloc_space` on a
+/// contention one) are for another kind of profile than `kind`, and so change nothing (as in
+/// pprof, which says nothing).
+fn warn_foreign_value_flags(opts: &Options, kind: Kind, err: &mut dyn Write) -> Result<()> {
+    for (flag, for_kind) in &opts.value_flags {
+        let applies = match for_kind {
+            Kind::Heap => matches!(kind, Kind::Heap | Kind::Growth),
+            k => *k == kind,
+        };
+        if !applies {
+            writeln!(
+                err,
+                "Warning: {flag} is for {} profiles; this is a {} profile: ignored",
+                for_kind.name(),
+                kind.name()
+            )
+            .map_err(io_err)?;
+        }
+    }
+    Ok(())
 }
 
 /// A message stream that lets each line through once.

@@ -437,3 +437,50 @@ fn routines_of_a_stripped_program_are_listed_from_its_debug_file() {
         "{out}"
     );
 }
+
+/// A value option for another kind of profile changes nothing, and says so (pprof says
+/// nothing); one for the profile's kind says nothing.
+#[test]
+fn a_value_option_for_another_kind_of_profile_is_said_to_be_ignored() {
+    let root = common::root().join("testdata");
+    let said = |case: &str, args: &[&str]| -> Vec<String> {
+        let (code, out, err) = run(&root.join(case), args);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.starts_with("Total: "), "{out}");
+        err.lines()
+            .filter(|l| l.contains(": ignored"))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(
+        said(
+            "t-heap",
+            &[
+                "--text",
+                "--contentions",
+                "./theap",
+                "theap.hprof.0003.heap"
+            ]
+        ),
+        ["Warning: --contentions is for contention profiles; this is a heap profile: ignored"]
+    );
+    assert_eq!(
+        said(
+            "t-contention",
+            &["--text", "--alloc_space", "./tcont", "tcont.contention"]
+        ),
+        ["Warning: --alloc_space is for heap profiles; this is a contention profile: ignored"]
+    );
+    assert!(
+        said(
+            "t-heap",
+            &[
+                "--text",
+                "--alloc_space",
+                "./theap",
+                "theap.hprof.0003.heap"
+            ]
+        )
+        .is_empty()
+    );
+}
