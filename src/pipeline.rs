@@ -234,6 +234,7 @@ pub fn run_with_input(
         Session::load(&opts.load_options(), err)?
     };
     warn_foreign_value_flags(opts, session.kind(), err)?;
+    warn_no_allocation_totals(opts, &session, err)?;
     // A trend renders a table per dump from the one session.
     session.cache_views = trend;
     let r = view.render(&session, out, err);
@@ -264,6 +265,50 @@ fn warn_foreign_value_flags(opts: &Options, kind: Kind, err: &mut dyn Write) -> 
             )
             .map_err(io_err)?;
         }
+    }
+    Ok(())
+}
+
+/// Says why `--alloc_space` or `--alloc_objects` reports nothing when the profiles record
+/// no allocation totals (jemalloc writes them only with `prof_accum:true`; its dumps
+/// without it hold `[0: 0]` in every record), where pprof prints nothing at all.
+fn warn_no_allocation_totals(opts: &Options, session: &Session, err: &mut dyn Write) -> Result<()> {
+    let (name, flag) = match opts.heap_value {
+        HeapValue::AllocSpace => ("alloc_space", "--alloc_space"),
+        HeapValue::AllocObjects => ("alloc_objects", "--alloc_objects"),
+        _ => return Ok(()),
+    };
+    if session.kind() != Kind::Heap {
+        return Ok(());
+    }
+    let sum = |column: &str| -> f64 {
+        session
+            .profiles
+            .iter()
+            .map(|l| {
+                let p = &l.profile;
+                match p.sample_types.iter().position(|t| t.name == column) {
+                    Some(i) => p
+                        .samples
+                        .iter()
+                        .map(|s| s.values.get(i).copied().unwrap_or(0.0).abs())
+                        .sum(),
+                    None => 0.0,
+                }
+            })
+            .sum()
+    };
+    if sum(name) == 0.0 && sum("inuse_space") != 0.0 {
+        let why = if session.jeprof() {
+            " (jemalloc writes them only with prof_accum:true)"
+        } else {
+            ""
+        };
+        writeln!(
+            err,
+            "Warning: the profile records no allocation totals: the bracketed counts of every record are 0{why}; {flag} reports nothing"
+        )
+        .map_err(io_err)?;
     }
     Ok(())
 }

@@ -484,3 +484,20 @@ fn a_value_option_for_another_kind_of_profile_is_said_to_be_ignored() {
         .is_empty()
     );
 }
+
+/// `--alloc_space` on a jemalloc dump written without `prof_accum` (every record's
+/// allocation totals 0) prints nothing, as jeprof does, and says why.
+#[test]
+fn allocation_totals_that_are_all_zero_are_said() {
+    let d = common::root().join("testdata").join("t-jemalloc");
+    let (code, out, err) = run(&d, &["--text", "--alloc_space", "./tje", "tje.0003.heap"]);
+    assert_eq!((code, out.as_str()), (0, ""), "{err}");
+    assert!(
+        err.contains("Warning: the profile records no allocation totals: the bracketed counts of every record are 0 (jemalloc writes them only with prof_accum:true); --alloc_space reports nothing\n"),
+        "{err}"
+    );
+    let (code, out, err) = run(&d, &["--text", "./tje", "tje.0003.heap"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("Total: "), "{out}");
+    assert!(!err.contains("allocation totals"), "{err}");
+}
