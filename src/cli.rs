@@ -11,6 +11,7 @@ use clap::{Arg, ArgAction, CommandFactory, Parser};
 use crate::error::{Error, Result};
 use crate::graph::Granularity;
 use crate::pipeline::{CallGraph, ContentionValue, HeapValue, Options};
+use crate::profile::Kind;
 use crate::report::{Mode, TrendFormat};
 
 /// rpprof: a fast, in-process replacement for gperftools' pprof (google-pprof) and jemalloc's
@@ -859,41 +860,13 @@ impl Args {
             heap_value,
             contention_value,
             value_flags: [
-                (
-                    self.inuse_space,
-                    "--inuse_space",
-                    crate::profile::Kind::Heap,
-                ),
-                (
-                    self.inuse_objects,
-                    "--inuse_objects",
-                    crate::profile::Kind::Heap,
-                ),
-                (
-                    self.alloc_space,
-                    "--alloc_space",
-                    crate::profile::Kind::Heap,
-                ),
-                (
-                    self.alloc_objects,
-                    "--alloc_objects",
-                    crate::profile::Kind::Heap,
-                ),
-                (
-                    self.total_delay,
-                    "--total_delay",
-                    crate::profile::Kind::Contention,
-                ),
-                (
-                    self.contentions,
-                    "--contentions",
-                    crate::profile::Kind::Contention,
-                ),
-                (
-                    self.mean_delay,
-                    "--mean_delay",
-                    crate::profile::Kind::Contention,
-                ),
+                (self.inuse_space, "--inuse_space", Kind::Heap),
+                (self.inuse_objects, "--inuse_objects", Kind::Heap),
+                (self.alloc_space, "--alloc_space", Kind::Heap),
+                (self.alloc_objects, "--alloc_objects", Kind::Heap),
+                (self.total_delay, "--total_delay", Kind::Contention),
+                (self.contentions, "--contentions", Kind::Contention),
+                (self.mean_delay, "--mean_delay", Kind::Contention),
             ]
             .into_iter()
             .filter(|f| f.0)

@@ -165,7 +165,9 @@ pub fn run(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(
     if opts.mode == Mode::Interactive && std::io::stdin().is_terminal() {
         let view = opts.view();
         view.check()?;
-        let mut shell = Shell::new(Session::load(&opts.load_options(), err)?, opts);
+        let session = Session::load(&opts.load_options(), err)?;
+        warn_foreign_value_flags(opts, session.kind(), err)?;
+        let mut shell = Shell::new(session, opts);
         if let Some(mut t) = Terminal::new(&shell, err) {
             return shell.run(&mut t, &mut Interruptible(out), err);
         }

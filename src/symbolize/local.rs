@@ -818,15 +818,16 @@ impl Local {
                 .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
             // With debug information, more symbols would not name them either: they are in
             // code no function holds (a PLT stub, code between functions).
-            let why = if has_dwarf {
-                "(code that is part of no function, such as the PLT's stubs)".to_string()
+            let (why, advice) = if has_dwarf {
+                (
+                    "(code that is part of no function, such as the PLT's stubs)",
+                    String::new(),
+                )
             } else {
-                "(it keeps only some symbols, e.g. the exported ones)".to_string()
-            };
-            let advice = if has_dwarf {
-                String::new()
-            } else {
-                format!("; {debug}")
+                (
+                    "(it keeps only some symbols, e.g. the exported ones)",
+                    format!("; {debug}"),
+                )
             };
             warnings.push(format!(
                 "Warning: {}: {what} in no function its symbols name {why}: they print as {name}+0x<address in the file> rather than after the nearest symbol below{advice}",
