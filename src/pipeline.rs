@@ -236,10 +236,23 @@ pub fn run_with_input(
         Session::load(&opts.load_options(), err)?
     };
     warn_foreign_value_flags(opts, session.kind(), err)?;
-    warn_no_allocation_totals(opts, &session, err)?;
+    let said_why_empty = warn_no_allocation_totals(opts, &session, err)?;
     // A trend renders a table per dump from the one session.
     session.cache_views = trend;
-    let r = view.render(&session, out, err);
+    let mut counted = Counted {
+        inner: out,
+        bytes: 0,
+    };
+    let r = view.render(&session, &mut counted, err);
+    // A text report of a total of 0 is nothing at all, as pprof prints it: said why.
+    if r.is_ok() && counted.bytes == 0 && opts.mode == Mode::Text && !said_why_empty {
+        let why = if opts.base.is_some() {
+            "the profile less its base is 0 everywhere (the same profile, or one that did not change)"
+        } else {
+            "the profile's values are 0 everywhere"
+        };
+        writeln!(err, "Warning: the report is empty: {why}").map_err(io_err)?;
+    }
     if opts.exit_after {
         // The symbol cache's entries are still written in full.
         let writes = session.take_cache_writes();
@@ -274,14 +287,19 @@ fn warn_foreign_value_flags(opts: &Options, kind: Kind, err: &mut dyn Write) -> 
 /// Says why `--alloc_space` or `--alloc_objects` reports nothing when the profiles record
 /// no allocation totals (jemalloc writes them only with `prof_accum:true`; its dumps
 /// without it hold `[0: 0]` in every record), where pprof prints nothing at all.
-fn warn_no_allocation_totals(opts: &Options, session: &Session, err: &mut dyn Write) -> Result<()> {
+/// Returns whether it said so.
+fn warn_no_allocation_totals(
+    opts: &Options,
+    session: &Session,
+    err: &mut dyn Write,
+) -> Result<bool> {
     let (name, flag) = match opts.heap_value {
         HeapValue::AllocSpace => ("alloc_space", "--alloc_space"),
         HeapValue::AllocObjects => ("alloc_objects", "--alloc_objects"),
-        _ => return Ok(()),
+        _ => return Ok(false),
     };
     if session.kind() != Kind::Heap {
-        return Ok(());
+        return Ok(false);
     }
     let sum = |column: &str| -> f64 {
         session
@@ -311,8 +329,26 @@ fn warn_no_allocation_totals(opts: &Options, session: &Session, err: &mut dyn Wr
             "Warning: the profile records no allocation totals: the bracketed counts of every record are 0{why}; {flag} reports nothing"
         )
         .map_err(io_err)?;
+        return Ok(true);
     }
-    Ok(())
+    Ok(false)
+}
+
+/// A writer that counts the bytes written through it.
+struct Counted<'a> {
+    inner: &'a mut dyn Write,
+    bytes: u64,
+}
+
+impl Write for Counted<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.bytes += n as u64;
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 /// A message stream that lets each line through once.

@@ -496,8 +496,35 @@ fn allocation_totals_that_are_all_zero_are_said() {
         err.contains("Warning: the profile records no allocation totals: the bracketed counts of every record are 0 (jemalloc writes them only with prof_accum:true); --alloc_space reports nothing\n"),
         "{err}"
     );
+    // (Said once: not also as an empty report.)
+    assert!(!err.contains("report is empty"), "{err}");
     let (code, out, err) = run(&d, &["--text", "./tje", "tje.0003.heap"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.starts_with("Total: "), "{out}");
     assert!(!err.contains("allocation totals"), "{err}");
+}
+
+/// A text report of a total of 0 (a dump less itself) is nothing at all, as in pprof, and
+/// says why.
+#[test]
+fn an_empty_report_says_why() {
+    let d = common::root().join("testdata").join("t-heap");
+    let (code, out, err) = run(
+        &d,
+        &[
+            "--text",
+            "--base=theap.hprof.0003.heap",
+            "./theap",
+            "theap.hprof.0003.heap",
+        ],
+    );
+    assert_eq!((code, out.as_str()), (0, ""), "{err}");
+    assert!(
+        err.ends_with("Warning: the report is empty: the profile less its base is 0 everywhere (the same profile, or one that did not change)\n"),
+        "{err}"
+    );
+    let (code, out, err) = run(&d, &["--text", "./theap", "theap.hprof.0003.heap"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("Total: "), "{out}");
+    assert!(!err.contains("report is empty"), "{err}");
 }
