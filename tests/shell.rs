@@ -555,26 +555,47 @@ top3
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A fresh folder for the shell's history (`XDG_STATE_HOME`) of one test.
+fn state_dir(test: &str) -> PathBuf {
+    let state = std::env::temp_dir().join(format!("rpprof-state-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&state);
+    std::fs::create_dir_all(&state).unwrap();
+    state
+}
+
+/// The shell on testdata's t-heap program and third dump.
+const T_HEAP_SHELL: [&str; 3] = ["--lib_prefix=.", "./theap", "theap.hprof.0003.heap"];
+
+/// rpprof with `args` in `dir`, on the terminal `pty` (standard input and error; standard
+/// output too unless `stdout` says otherwise), its history in `state`.
+fn on_terminal(
+    pty: &Pty,
+    dir: &Path,
+    args: &[&str],
+    state: &Path,
+    stdout: Option<Stdio>,
+) -> std::process::Child {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rpprof"));
+    cmd.args(args)
+        .current_dir(dir)
+        .env("XDG_STATE_HOME", state)
+        .env("TERM", "xterm")
+        .stdin(pty.stdio())
+        .stdout(stdout.unwrap_or_else(|| pty.stdio()))
+        .stderr(pty.stdio());
+    pty.spawn(&mut cmd)
+}
+
 /// The line editor on a real terminal: typing, completion of a command and of a function
 /// name, history recall (also in a second session, from the history file), reverse search.
 #[test]
 fn terminal_editing_history_and_completion() {
-    common::link_case("t-heap");
-    let state = std::env::temp_dir().join(format!("rpprof-state-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&state);
-    std::fs::create_dir_all(&state).unwrap();
+    let dir = common::link_case("t-heap");
+    let state = state_dir("editing");
     let session = |keys: &[&[u8]], waits: &[&str]| -> String {
         let pty = Pty::open(false);
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_rpprof"));
-        cmd.args(["--lib_prefix=.", "./theap", "theap.hprof.0003.heap"])
-            .current_dir("/tmp/rpprof-corpus/t-heap")
-            .env("XDG_STATE_HOME", &state)
-            .env("TERM", "xterm")
-            .stdin(pty.stdio())
-            .stdout(pty.stdio())
-            .stderr(pty.stdio());
         let screen = pty.reader();
-        let mut child = pty.spawn(&mut cmd);
+        let mut child = on_terminal(&pty, &dir, &T_HEAP_SHELL, &state, None);
         let mut at = screen.wait_for(0, "(pprof) ");
         for (k, w) in keys.iter().zip(waits) {
             pty.type_keys(k);
@@ -668,21 +689,11 @@ fn terminal_editing_history_and_completion() {
 /// goes on.
 #[test]
 fn lines_typed_ahead_or_pasted_all_run() {
-    common::link_case("t-heap");
-    let state = std::env::temp_dir().join(format!("rpprof-state-paste-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&state);
-    std::fs::create_dir_all(&state).unwrap();
+    let dir = common::link_case("t-heap");
+    let state = state_dir("paste");
     let pty = Pty::open(false);
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rpprof"));
-    cmd.args(["--lib_prefix=.", "./theap", "theap.hprof.0003.heap"])
-        .current_dir("/tmp/rpprof-corpus/t-heap")
-        .env("XDG_STATE_HOME", &state)
-        .env("TERM", "xterm")
-        .stdin(pty.stdio())
-        .stdout(pty.stdio())
-        .stderr(pty.stdio());
     let screen = pty.reader();
-    let mut child = pty.spawn(&mut cmd);
+    let mut child = on_terminal(&pty, &dir, &T_HEAP_SHELL, &state, None);
     let at = screen.wait_for(0, "(pprof) ");
     // Three lines at once: the third report's third row is make_record's.
     pty.type_keys(b"top1\rtop2\rtop3\r");
@@ -721,25 +732,21 @@ fn lines_typed_ahead_or_pasted_all_run() {
 fn ctrl_c_stops_the_command_not_the_shell() {
     use std::io::Read;
     let dir = common::root().join("testdata").join("t-cpu");
-    let state = std::env::temp_dir().join(format!("rpprof-state-intr-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&state);
-    std::fs::create_dir_all(&state).unwrap();
+    let state = state_dir("interrupt");
     let pty = Pty::open(false);
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rpprof"));
-    cmd.args([
-        "--interactive",
-        "--lib_prefix=.",
-        "./tcpu-pie",
-        "tcpu-pie.prof",
-    ])
-    .current_dir(&dir)
-    .env("XDG_STATE_HOME", &state)
-    .env("TERM", "xterm")
-    .stdin(pty.stdio())
-    .stdout(Stdio::piped())
-    .stderr(pty.stdio());
     let screen = pty.reader();
-    let mut child = pty.spawn(&mut cmd);
+    let mut child = on_terminal(
+        &pty,
+        &dir,
+        &[
+            "--interactive",
+            "--lib_prefix=.",
+            "./tcpu-pie",
+            "tcpu-pie.prof",
+        ],
+        &state,
+        Some(Stdio::piped()),
+    );
     let mut out = child.stdout.take().unwrap();
     let at = screen.wait_for(0, "(pprof) ");
     // `traces` prints about 90 KB: more than a pipe holds.

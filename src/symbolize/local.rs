@@ -63,6 +63,9 @@ pub enum Translate {
 struct Image {
     elf: Elf,
     nm: OnceLock<NmTable>,
+    /// The symbol table of its separate debug file, for `--list` of a stripped file (made
+    /// once: the shell lists again and again).
+    debug_nm: OnceLock<Option<NmTable>>,
     dwarf: Option<Box<dyn DwarfSource>>,
     /// The DWARF was read for some addresses only (see [`Local::want`]).
     partial: bool,
@@ -85,6 +88,7 @@ impl Image {
                 dwarf: super::dwarf::load_for(&elf, binutils_inline_names, wanted, warnings),
                 elf,
                 nm: OnceLock::new(),
+                debug_nm: OnceLock::new(),
             }),
             Err(e) => {
                 let why = match &e {
@@ -1773,17 +1777,17 @@ impl Local {
             // --only-keep-debug`, a distribution's library) are those of its separate debug
             // file, whose symbols its addresses were named from; pprof, reading `nm` of the
             // file itself, lists none of them.
-            let from_debug_file = match img.dwarf.as_deref().and_then(|d| d.symbol_file()) {
-                Some(dbg)
-                    if !pprof_routines_only
-                        && img.elf.symtab().is_empty()
-                        && !dbg.symtab().is_empty() =>
-                {
-                    Some(NmTable::new(dbg))
-                }
-                _ => None,
+            let from_debug_file = if pprof_routines_only || !img.elf.symtab().is_empty() {
+                None
+            } else {
+                img.debug_nm
+                    .get_or_init(|| {
+                        let dbg = img.dwarf.as_deref().and_then(|d| d.symbol_file())?;
+                        (!dbg.symtab().is_empty()).then(|| NmTable::new(dbg))
+                    })
+                    .as_ref()
             };
-            let nm = match &from_debug_file {
+            let nm = match from_debug_file {
                 Some(t) => t,
                 None => img.nm.get_or_init(|| NmTable::new(&img.elf)),
             };
