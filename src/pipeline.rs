@@ -148,6 +148,7 @@ impl Options {
             graph: self.graph.clone(),
             limit: None,
             profiles: None,
+            profile_names: None,
             base: BaseChoice::Session,
             exit_after: self.exit_after,
             command: None,

@@ -681,6 +681,9 @@ pub fn rows(
 pub struct Dump {
     /// The file.
     pub path: PathBuf,
+    /// What the reports call it: the file's name (the web UI's name of the reading, for
+    /// a file read more than once).
+    pub name: String,
     /// Its index in [`crate::session::Session::profiles`].
     pub profile: usize,
     /// The sequence number of its name, when the names ordered the series.
@@ -690,9 +693,9 @@ pub struct Dump {
 }
 
 impl Dump {
-    /// The file name.
+    /// What the reports call it.
     pub fn name(&self) -> String {
-        crate::session::file_name(&self.path)
+        self.name.clone()
     }
 }
 

@@ -121,6 +121,10 @@ pub struct View {
     /// The profiles to add up (indices into [`Session::profiles`]); `None`: every profile
     /// argument, in pprof's order.
     pub profiles: Option<Vec<usize>>,
+    /// What `--trend` calls each session profile, by index, instead of its file's name (the
+    /// web UI's history names two readings of one rewritten file `heap.latest` and
+    /// `heap.latest (2)`); `None`: the file names.
+    pub profile_names: Option<Vec<String>>,
     /// The profile to subtract.
     pub base: BaseChoice,
     /// The process ends after this report (the command-line tool): the big tables are left
@@ -1376,8 +1380,9 @@ impl View {
             .iter()
             .map(|&i| {
                 let path = &s.profiles[i].path;
+                let name = self.profile_names.as_ref().and_then(|n| n.get(i)).cloned();
                 trend::DumpFile {
-                    name: file_name(path),
+                    name: name.unwrap_or_else(|| file_name(path)),
                     // When it was written, as it was read (it may have been rewritten).
                     mtime: s.profiles[i]
                         .mtime
@@ -1528,6 +1533,7 @@ impl View {
             .zip(&order.order)
             .map(|(&i, &j)| trend::Dump {
                 path: s.profiles[i].path.clone(),
+                name: files[j].name.clone(),
                 profile: i,
                 seq: order.seq[j],
                 mtime: files[j].mtime,

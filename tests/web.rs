@@ -994,6 +994,11 @@ fn a_dump_rewritten_with_its_time_kept_joins_again() {
     }
     let page = get(&format!("{}/ui/trend", s.url)).text();
     assert!(page.contains("id=\"trend-summary\">3 dumps"), "{page}");
+    // The chart names the readings as the history does.
+    assert!(
+        page.contains("the order of the arguments, heap.latest ... heap.latest (3)"),
+        "{page}"
+    );
 }
 
 /// The start of a dump as it is while being written: its header and first two records.

@@ -706,6 +706,13 @@ fn trend(ui: &Ui, sel: &Selected, page: &str) -> Response {
     };
     let mut v = sel.v.clone();
     v.profiles = Some(series.iter().map(|&i| sel.snap.entries[i].index).collect());
+    let mut names: Vec<String> = s.profiles.iter().map(|l| l.name()).collect();
+    for e in &sel.snap.entries {
+        if let Some(n) = names.get_mut(e.index) {
+            n.clone_from(&e.name);
+        }
+    }
+    v.profile_names = Some(names);
     v.base = crate::view::BaseChoice::None;
     let mut notes = Vec::new();
     let t = match v.trend(s, &mut notes) {
