@@ -10,9 +10,9 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use rpprof::symbolize::dwarf;
 use rpprof::symbolize::elf::Elf;
 use rpprof::symbolize::lookup::Addr2Line;
+use rpprof::symbolize::{dwarf, names};
 
 /// file -> [(address, [(function, place)])], in the order addresses.py asked binutils.
 type Answers = BTreeMap<String, Vec<(u64, Vec<(String, String)>)>>;
@@ -211,8 +211,9 @@ fn a_nested_function_asked_alone_is_found() {
 
 /// A member function of a local class is declared among the entries of the function that
 /// defines the class: inlined into another function and asked for there alone, the
-/// defining function's entries skipped, it is still named with its class (and only its
-/// class, when an earlier class of the same function comes before it).
+/// defining function's entries skipped, it is still named with its class and that function,
+/// as a demangler names the out-of-line copy (`outer(int)::Scaler::operator()(int) const`);
+/// and only with its own class, when an earlier class of the same function comes before it.
 #[test]
 fn a_local_class_member_inlined_elsewhere_is_named_with_its_class() {
     let file = "t-dwarf/local";
@@ -234,10 +235,68 @@ fn a_local_class_member_inlined_elsewhere_is_named_with_its_class() {
     assert_eq!(
         named.into_iter().collect::<Vec<_>>(),
         [
-            "First::operator()",
-            "Scaler::operator()",
-            "Second::operator()"
+            "outer::Scaler::operator()",
+            "twice::First::operator()",
+            "twice::Second::operator()"
         ]
+    );
+}
+
+/// GCC gives a lambda's call operator no linkage name and its closure type no name: an
+/// inlined lambda is named after the function it is written in and its number there (the
+/// function's lambdas numbered from 1 in the order they are written, whatever their
+/// parameters: GCC's own numbering, in the names of `call`'s instances), a lambda in a
+/// lambda after that one's call operator; asked alone (`tf`'s entries skipped) as with the
+/// whole DWARF. Their short names are those of their out-of-line copies.
+#[test]
+fn an_inlined_lambda_is_named_after_its_function_and_number() {
+    let file = "t-dwarf/lambda";
+    let elf = Elf::open(&common::root().join("testdata").join(file)).expect("t-dwarf/lambda");
+    let expected = [
+        (
+            "_Z4callIZN2ns2tfEiEUliE_EiT_i",
+            "ns::tf::{lambda#1}::operator()",
+        ),
+        (
+            "_Z4callIZN2ns2tfEiEUllE0_EiT_i",
+            "ns::tf::{lambda#2}::operator()",
+        ),
+        (
+            "_Z4callIZN2ns2tfEiEUliE1_EiT_i",
+            "ns::tf::{lambda#3}::operator()",
+        ),
+        (
+            "_Z4callIZZN2ns2tfEiENKUliE1_clEiEUliE_EiT_i",
+            "ns::tf::{lambda#3}::operator()::{lambda#1}::operator()",
+        ),
+    ];
+    for (symbol, name) in expected {
+        let sym = elf
+            .symtab()
+            .iter()
+            .find(|s| elf.sym_name(s) == symbol.as_bytes())
+            .unwrap_or_else(|| panic!("a symbol {symbol}"));
+        let mut named = std::collections::BTreeSet::new();
+        for vma in sym.value..sym.value + sym.size {
+            let got = alone(file, vma, false, true);
+            assert_eq!(got, alone(file, vma, false, false), "0x{vma:x}");
+            if got.len() >= 2 {
+                named.insert(got[0].0.clone());
+            }
+        }
+        assert_eq!(named.into_iter().collect::<Vec<_>>(), [name], "in {symbol}");
+    }
+    // The out-of-line copy of the nested lambda, as the demangler names it, has the same
+    // short name.
+    assert_eq!(
+        names::short_name(
+            "ns::tf(int)::{lambda(int)#3}::operator()(int) const::{lambda(int)#1}::operator()(int) const",
+            false
+        ),
+        names::short_name(
+            "ns::tf::{lambda#3}::operator()::{lambda#1}::operator()",
+            false
+        )
     );
 }
 

@@ -15,7 +15,10 @@
 //!   from the ELF symbol table: the symbol holding the address. binutils does that for
 //!   inlined functions too, which names an inlined function after the function it was
 //!   inlined into; rpprof names an inlined function by its own DWARF name, qualified with
-//!   its namespaces and classes (a documented difference).
+//!   its namespaces and classes, and what is declared in a function (a local class, a
+//!   lambda's unnamed closure type, numbered `{lambda#N}` in the function as GCC numbers
+//!   them) with the function's name, as a demangler names their out-of-line copies (a
+//!   documented difference).
 //!
 //! Separate debug files are found by build id (`/usr/lib/debug/.build-id/xx/yyyy.debug`)
 //! and by `.gnu_debuglink` (next to the file, in `.debug/`, under `/usr/lib/debug`), as
@@ -2436,6 +2439,14 @@ struct Scratch<'a> {
     scope_stack: Vec<u32>,
     /// Scope names (`a::b`).
     scope_names: Vec<Arc<str>>,
+    /// Per scope name: the offset of the function it is declared in when it is (a local
+    /// class, a lambda's closure type), its name then being relative to the function's
+    /// until [`finish_functions`] puts the function's name before it.
+    scope_func: Vec<Option<usize>>,
+    /// Per function DIE: its offset.
+    func_offsets: Vec<usize>,
+    /// Per function DIE offset: the lambdas numbered in it so far.
+    lambdas: HashMap<usize, u32>,
     /// Subprogram DIE offset -> its scope, by offset.
     scopes: Vec<(usize, u32)>,
     /// One function's ranges.
@@ -2466,7 +2477,13 @@ struct Scopes<'s, 'a> {
 impl Scopes<'_, '_> {
     /// The scope of the subprogram DIE at `offset` of unit `unit`.
     fn get(&self, unit: usize, offset: usize) -> Option<Arc<str>> {
-        if unit != self.unit {
+        self.get_at(unit, offset, 0)
+    }
+
+    /// [`Scopes::get`], `depth` names deep (a lambda in a lambda: its scope is named
+    /// after the function it is in, whose name has a scope...).
+    fn get_at(&self, unit: usize, offset: usize, depth: u32) -> Option<Arc<str>> {
+        if unit != self.unit || depth > 16 {
             return None;
         }
         if let Ok(i) = self.offsets.binary_search_by_key(&offset, |e| e.0) {
@@ -2486,11 +2503,13 @@ impl Scopes<'_, '_> {
             .entries
             .entries_raw(Some(gimli::UnitOffset(start)))
             .ok()?;
-        // The scope at each depth below the function's.
-        let mut stack: Vec<Option<Arc<str>>> = Vec::new();
+        // The scope at each depth below the function's, and the function entry there.
+        let mut stack: Vec<(Option<Arc<str>>, Option<usize>)> = Vec::new();
         let outer = self.names.get(outer as usize).cloned();
+        let mut lambdas = HashMap::default();
+        let mut func_names: HashMap<usize, Option<Arc<str>>> = HashMap::default();
         while !raw.is_empty() {
-            let depth = usize::try_from(raw.next_depth()).ok()?;
+            let level = usize::try_from(raw.next_depth()).ok()?;
             let at = raw.next_offset().0;
             if at > offset || at >= end {
                 return None;
@@ -2500,23 +2519,83 @@ impl Scopes<'_, '_> {
                 Ok(None) => continue,
                 Err(_) => return None,
             };
-            stack.truncate(depth);
-            let here = stack.last().cloned().unwrap_or_else(|| outer.clone());
+            stack.truncate(level);
+            let here = stack.last().map_or_else(|| outer.clone(), |e| e.0.clone());
             if at == offset {
                 return here;
             }
-            let scope = if is_scope_tag(abbrev.tag()) {
-                match read_scope(&mut raw, abbrev, self.dwarf, self.entries).ok()? {
-                    Some(n) => Some(join_scope(here.as_ref(), &n)),
-                    None => here,
+            let tag = abbrev.tag();
+            let scope = if is_scope_tag(tag) {
+                let name = read_scope(&mut raw, abbrev, self.dwarf, self.entries).ok()?;
+                // Declared in a function, with only blocks between (as in `scan_functions`).
+                let func = stack
+                    .iter()
+                    .rposition(|e| e.1.is_some())
+                    .filter(|&lv| same_scope(stack[lv].0.as_ref(), here.as_ref()))
+                    .and_then(|lv| stack[lv].1);
+                let name = name.or_else(|| {
+                    let n = closure_number(&mut lambdas, func?, self.dwarf, self.entries, at)?;
+                    Some(format!("{{lambda#{n}}}"))
+                });
+                match (name, func) {
+                    (Some(n), Some(f)) => {
+                        let fname = func_names
+                            .entry(f)
+                            .or_insert_with(|| self.plain_name(f, depth + 1));
+                        Some(join_scope(fname.as_ref(), &n))
+                    }
+                    (Some(n), None) => Some(join_scope(here.as_ref(), &n)),
+                    (None, _) => here,
                 }
             } else {
                 raw.skip_attributes(abbrev.attributes()).ok()?;
                 here
             };
-            stack.push(scope);
+            let is_func = matches!(
+                tag,
+                constants::DW_TAG_subprogram
+                    | constants::DW_TAG_entry_point
+                    | constants::DW_TAG_inlined_subroutine
+            );
+            stack.push((scope, is_func.then_some(at)));
         }
         None
+    }
+
+    /// The DWARF name of the function entry at `offset` (through `DW_AT_specification` and
+    /// `DW_AT_abstract_origin`), with its scope: what a demangler writes before the name of
+    /// something declared in it, without the parameters.
+    fn plain_name(&self, offset: usize, depth: u32) -> Option<Arc<str>> {
+        if depth > 16 {
+            return None;
+        }
+        let entry = self.entries.entry(gimli::UnitOffset(offset)).ok()?;
+        let mut next = None;
+        for a in entry.attrs() {
+            match a.name() {
+                constants::DW_AT_name => {
+                    let n = attr_arc(self.dwarf, self.entries, a.value())?;
+                    let scope = self.get_at(self.unit, offset, depth + 1);
+                    return Some(join_scope(scope.as_ref(), &n));
+                }
+                constants::DW_AT_specification | constants::DW_AT_abstract_origin => {
+                    if let AttributeValue::UnitRef(o) = a.value() {
+                        next = Some(o.0);
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.plain_name(next?, depth + 1)
+    }
+}
+
+/// Whether two scopes of a walk are the same one (not two of the same name).
+fn same_scope(a: Option<&Arc<str>>, b: Option<&Arc<str>>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+        (None, None) => true,
+        _ => false,
     }
 }
 
@@ -2560,6 +2639,64 @@ fn join_scope(outer: Option<&Arc<str>>, name: &str) -> Arc<str> {
     }
 }
 
+/// The number a demangler gives the lambda whose closure type is the unnamed class at
+/// `offset`, declared in the function at `func` (GCC numbers a function's lambdas from 1 in
+/// the order they are declared, `{lambda(int)#2}`), counted in `seen`; None when the class
+/// is no closure type.
+fn closure_number<'a>(
+    seen: &mut HashMap<usize, u32>,
+    func: usize,
+    dwarf: &gimli::Dwarf<R<'a>>,
+    unit: &gimli::Unit<R<'a>>,
+    offset: usize,
+) -> Option<u32> {
+    if !is_closure(dwarf, unit, offset) {
+        return None;
+    }
+    let n = seen.entry(func).or_insert(0);
+    *n += 1;
+    Some(*n)
+}
+
+/// Whether the class entry at `offset` is a lambda's closure type: GCC gives it no name and
+/// declares its `operator()` in it (and a destructor `~<lambda>`, when it has one).
+fn is_closure<'a>(dwarf: &gimli::Dwarf<R<'a>>, unit: &gimli::Unit<R<'a>>, offset: usize) -> bool {
+    let Ok(mut raw) = unit.entries_raw(Some(gimli::UnitOffset(offset))) else {
+        return false;
+    };
+    let mut first = true;
+    // A closure type's entries are few: a class this long is something else.
+    for _ in 0..4096 {
+        if raw.is_empty() {
+            return false;
+        }
+        let depth = raw.next_depth();
+        if !first && depth <= 0 {
+            return false;
+        }
+        let abbrev = match raw.read_abbreviation() {
+            Ok(Some(a)) => a,
+            Ok(None) => continue,
+            Err(_) => return false,
+        };
+        let member = !first && depth == 1 && abbrev.tag() == constants::DW_TAG_subprogram;
+        first = false;
+        for spec in abbrev.attributes() {
+            let Ok(a) = raw.read_attribute(*spec) else {
+                return false;
+            };
+            if member
+                && a.name() == constants::DW_AT_name
+                && let Ok(name) = dwarf.attr_string(unit, a.value())
+                && (name.slice().starts_with(b"operator()") || name.slice() == b"~<lambda>")
+            {
+                return true;
+            }
+        }
+    }
+    false
+}
+
 /// binutils' `scan_unit_for_symbols`, for functions: every subprogram and inlined
 /// subroutine with its caller, name and ranges. One pass over the DIEs records functions,
 /// their name attributes and the namespace/class scope of every subprogram; names that come
@@ -2591,6 +2728,9 @@ fn scan_functions<'a>(
     sc.events.clear();
     sc.nested.clear();
     sc.scope_names.clear();
+    sc.scope_func.clear();
+    sc.func_offsets.clear();
+    sc.lambdas.clear();
     sc.scopes.clear();
     sc.skipped.clear();
     sc.damaged = None;
@@ -2627,10 +2767,29 @@ fn scan_functions<'a>(
                     sc.damaged = Some(offset.0);
                     break;
                 };
+                // Declared in a function (with only blocks between): named after it, as
+                // a demangler names it, once every function's name is known.
+                let func = sc
+                    .nested
+                    .iter()
+                    .rposition(Option::is_some)
+                    .filter(|&lv| sc.scope_stack.get(lv) == Some(&outer))
+                    .and_then(|lv| sc.nested[lv])
+                    .and_then(|id| sc.func_offsets.get(id as usize).copied());
+                let local = sc.scope_func.get(outer as usize).copied().flatten();
+                let name = name.or_else(|| {
+                    let n = closure_number(&mut sc.lambdas, func?, dwarf, unit, offset.0)?;
+                    Some(format!("{{lambda#{n}}}"))
+                });
                 if let Some(n) = name {
                     scope = sc.scope_names.len() as u32;
-                    let joined = join_scope(sc.scope_names.get(outer as usize), &n);
+                    let joined = match func {
+                        // The function's name goes first later.
+                        Some(_) => Arc::from(n),
+                        None => join_scope(sc.scope_names.get(outer as usize), &n),
+                    };
                     sc.scope_names.push(joined);
+                    sc.scope_func.push(func.or(local));
                 }
             } else if raw.skip_attributes(abbrev.attributes()).is_err() {
                 sc.damaged = Some(offset.0);
@@ -2773,6 +2932,7 @@ fn scan_functions<'a>(
         }
         let id = sc.funcs.len() as u32;
         sc.funcs.push(f);
+        sc.func_offsets.push(offset.0);
         sc.own_scope.push(own_scope);
         sc.counts.push((sc.events.len() - ev_start) as u32);
         sc.nested.push(Some(id));
@@ -2840,6 +3000,7 @@ fn finish_functions<'a>(
         events,
         counts,
         scope_names,
+        scope_func,
         scopes,
         skipped,
         ..
@@ -2847,6 +3008,33 @@ fn finish_functions<'a>(
     let Some(unit) = units[u].unit(dwarf) else {
         return Vec::new();
     };
+    // The scopes declared in a function (local classes, lambdas' closure types) get its
+    // name before theirs, in order: a function's own scope comes before those in it.
+    let mut func_names: HashMap<usize, Option<Arc<str>>> = HashMap::default();
+    for i in 0..scope_names.len() {
+        let Some(f) = scope_func.get(i).copied().flatten() else {
+            continue;
+        };
+        let fname = match func_names.get(&f) {
+            Some(n) => n.clone(),
+            None => {
+                let scopes = Scopes {
+                    unit: u,
+                    offsets: scopes,
+                    names: scope_names,
+                    skipped,
+                    dwarf,
+                    entries: unit,
+                };
+                let n = scopes.plain_name(f, 0);
+                func_names.insert(f, n.clone());
+                n
+            }
+        };
+        if let Some(fname) = fname {
+            scope_names[i] = Arc::from(format!("{fname}::{}", scope_names[i]));
+        }
+    }
     let scopes = Scopes {
         unit: u,
         offsets: scopes,
