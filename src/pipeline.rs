@@ -167,7 +167,7 @@ pub fn run(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(
         let view = opts.view();
         view.check()?;
         let session = Session::load(&opts.load_options(), err)?;
-        warn_foreign_value_flags(opts, session.kind(), err)?;
+        warn_foreign_value_flags(opts, &session, err)?;
         let mut shell = Shell::new(session, opts);
         if let Some(mut t) = Terminal::new(&shell, err) {
             return shell.run(&mut t, &mut Interruptible(out), err);
@@ -211,7 +211,7 @@ pub fn run_with_input(
     }
     if opts.mode == Mode::Interactive {
         let session = Session::load(&opts.load_options(), err)?;
-        warn_foreign_value_flags(opts, session.kind(), err)?;
+        warn_foreign_value_flags(opts, &session, err)?;
         let mut shell = Shell::new(session, opts);
         shell.run(&mut Plain(input), out, err)?;
         // Commands from a pipe or a file (a script): a failed one makes the exit status 1,
@@ -236,7 +236,7 @@ pub fn run_with_input(
     } else {
         Session::load(&opts.load_options(), err)?
     };
-    warn_foreign_value_flags(opts, session.kind(), err)?;
+    warn_foreign_value_flags(opts, &session, err)?;
     let said_why_empty = warn_no_allocation_totals(opts, &session, err)?;
     // A trend renders a table per dump from the one session.
     session.cache_views = trend;
@@ -245,8 +245,15 @@ pub fn run_with_input(
         bytes: 0,
     };
     let r = view.render(&session, &mut counted, err);
-    // A text report of a total of 0 is nothing at all, as pprof prints it: said why.
-    if r.is_ok() && counted.bytes == 0 && opts.mode == Mode::Text && !said_why_empty {
+    // A text report of a total of 0 is nothing at all, as pprof prints it: said why (a
+    // --thread that chose no thread has said so).
+    let chose_threads = opts.thread.is_some() && session.jeprof();
+    if r.is_ok()
+        && counted.bytes == 0
+        && opts.mode == Mode::Text
+        && !said_why_empty
+        && !chose_threads
+    {
         let why = if opts.base.is_some() {
             "the profile less its base is 0 everywhere (the same profile, or one that did not change)"
         } else {
@@ -264,9 +271,19 @@ pub fn run_with_input(
 }
 
 /// Says which value options (`--contentions` on a heap profile, `--alloc_space` on a
-/// contention one) are for another kind of profile than `kind`, and so change nothing (as in
-/// pprof, which says nothing).
-fn warn_foreign_value_flags(opts: &Options, kind: Kind, err: &mut dyn Write) -> Result<()> {
+/// contention one) are for another kind of profile than the session's, and so change nothing
+/// (as in pprof, which says nothing); and so of `--thread` on a profile not jemalloc's.
+fn warn_foreign_value_flags(opts: &Options, session: &Session, err: &mut dyn Write) -> Result<()> {
+    let kind = session.kind();
+    // jeprof's --thread picks records only jemalloc's dumps have (pprof has no --thread).
+    if opts.thread.is_some() && !session.jeprof() {
+        writeln!(
+            err,
+            "Warning: --thread is for jemalloc's heap profiles (their records per thread); {} is none: ignored, the report is of every thread",
+            session.profiles[0].path.display()
+        )
+        .map_err(io_err)?;
+    }
     for (flag, for_kind) in &opts.value_flags {
         let applies = match for_kind {
             Kind::Heap => matches!(kind, Kind::Heap | Kind::Growth),

@@ -485,6 +485,45 @@ fn a_value_option_for_another_kind_of_profile_is_said_to_be_ignored() {
     );
 }
 
+/// `--thread` picks records only jemalloc's dumps have: on a tcmalloc dump it is said to
+/// change nothing (the report is the one without it); on a jemalloc dump it picks the thread
+/// and says nothing of the kind, and a thread it does not have is said once.
+#[test]
+fn thread_on_a_profile_without_threads_is_said_to_be_ignored() {
+    let root = common::root().join("testdata");
+    let heap = root.join("t-heap");
+    let (code, out, err) = run(
+        &heap,
+        &["--text", "--thread=1", "./theap", "theap.hprof.0003.heap"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("Warning: --thread is for jemalloc's heap profiles (their records per thread); theap.hprof.0003.heap is none: ignored"),
+        "{err}"
+    );
+    let (_, without, _) = run(&heap, &["--text", "./theap", "theap.hprof.0003.heap"]);
+    assert_eq!(out, without);
+    let (code, out, err) = run(
+        &root.join("t-jemalloc"),
+        &["--text", "--thread=1", "./tje", "tje.0002.heap"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("Total (t1): "), "{out}");
+    assert!(!err.contains("--thread is for"), "{err}");
+    // A thread the dump does not have: nothing, and one warning saying why.
+    let (code, out, err) = run(
+        &root.join("t-jemalloc"),
+        &["--text", "--thread=9", "./tje", "tje.0002.heap"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains("Warning: tje.0002.heap: no thread 9 (its threads are 0, 1, 2)"),
+        "{err}"
+    );
+    assert!(!err.contains("the report is empty"), "{err}");
+}
+
 /// `--alloc_space` on a jemalloc dump written without `prof_accum` (every record's
 /// allocation totals 0) prints nothing, as jeprof does, and says why.
 #[test]
