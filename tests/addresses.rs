@@ -245,13 +245,15 @@ fn a_local_class_member_inlined_elsewhere_is_named_with_its_class() {
 /// GCC gives a lambda's call operator no linkage name and its closure type no name: an
 /// inlined lambda is named after the function it is written in and its number there (the
 /// function's lambdas numbered from 1 in the order they are written, whatever their
-/// parameters: GCC's own numbering, in the names of `call`'s instances), a lambda in a
-/// lambda after that one's call operator; asked alone (`tf`'s entries skipped) as with the
-/// whole DWARF. Their short names are those of their out-of-line copies.
+/// parameters, in blocks and default arguments too: GCC's own numbering, in the names of
+/// `call`'s instances), a lambda in a lambda after that one's call operator; asked alone
+/// (`tf`'s entries skipped) as with the whole DWARF. Their short names are those of their
+/// out-of-line copies.
 #[test]
 fn an_inlined_lambda_is_named_after_its_function_and_number() {
     let file = "t-dwarf/lambda";
     let elf = Elf::open(&common::root().join("testdata").join(file)).expect("t-dwarf/lambda");
+    // Each instance of `call` and the frame inlined into it.
     let expected = [
         (
             "_Z4callIZN2ns2tfEiEUliE_EiT_i",
@@ -269,7 +271,12 @@ fn an_inlined_lambda_is_named_after_its_function_and_number() {
             "_Z4callIZZN2ns2tfEiENKUliE1_clEiEUliE_EiT_i",
             "ns::tf::{lambda#3}::operator()::{lambda#1}::operator()",
         ),
+        (
+            "_Z4callIZN2ns2tfEiEUliPFiiEE2_EiT_i.constprop.0",
+            "ns::tf::{lambda#4}::operator()",
+        ),
     ];
+    let mut inner = std::collections::BTreeSet::new();
     for (symbol, name) in expected {
         let sym = elf
             .symtab()
@@ -281,11 +288,17 @@ fn an_inlined_lambda_is_named_after_its_function_and_number() {
             let got = alone(file, vma, false, true);
             assert_eq!(got, alone(file, vma, false, false), "0x{vma:x}");
             if got.len() >= 2 {
-                named.insert(got[0].0.clone());
+                named.insert(got[got.len() - 2].0.clone());
+                inner.insert(got[0].0.clone());
             }
         }
         assert_eq!(named.into_iter().collect::<Vec<_>>(), [name], "in {symbol}");
     }
+    // The default argument's lambda, inlined into #4's call operator.
+    assert!(
+        inner.contains("ns::tf::{lambda#5}::operator()"),
+        "{inner:?}"
+    );
     // The out-of-line copy of the nested lambda, as the demangler names it, has the same
     // short name.
     assert_eq!(

@@ -2439,14 +2439,11 @@ struct Scratch<'a> {
     scope_stack: Vec<u32>,
     /// Scope names (`a::b`).
     scope_names: Vec<Arc<str>>,
-    /// Per scope name: the offset of the function it is declared in when it is (a local
-    /// class, a lambda's closure type), its name then being relative to the function's
-    /// until [`finish_functions`] puts the function's name before it.
-    scope_func: Vec<Option<usize>>,
+    /// Per scope name: where it is declared when that is in a function (see [`Local`]);
+    /// its name is then its own until [`finish_functions`] puts the function's before it.
+    scope_local: Vec<Option<Local>>,
     /// Per function DIE: its offset.
     func_offsets: Vec<usize>,
-    /// Per function DIE offset: the lambdas numbered in it so far.
-    lambdas: HashMap<usize, u32>,
     /// Subprogram DIE offset -> its scope, by offset.
     scopes: Vec<(usize, u32)>,
     /// One function's ranges.
@@ -2503,10 +2500,11 @@ impl Scopes<'_, '_> {
             .entries
             .entries_raw(Some(gimli::UnitOffset(start)))
             .ok()?;
-        // The scope at each depth below the function's, and the function entry there.
-        let mut stack: Vec<(Option<Arc<str>>, Option<usize>)> = Vec::new();
+        // The scope at each depth below the function's, the function entry there, and
+        // whether it is a closure type's.
+        let mut stack: Vec<(Option<Arc<str>>, Option<usize>, bool)> = Vec::new();
         let outer = self.names.get(outer as usize).cloned();
-        let mut lambdas = HashMap::default();
+        let mut closures: HashMap<usize, Vec<usize>> = HashMap::default();
         let mut func_names: HashMap<usize, Option<Arc<str>>> = HashMap::default();
         while !raw.is_empty() {
             let level = usize::try_from(raw.next_depth()).ok()?;
@@ -2525,27 +2523,44 @@ impl Scopes<'_, '_> {
                 return here;
             }
             let tag = abbrev.tag();
+            let mut closure = false;
             let scope = if is_scope_tag(tag) {
                 let name = read_scope(&mut raw, abbrev, self.dwarf, self.entries).ok()?;
-                // Declared in a function, with only blocks between (as in `scan_functions`).
-                let func = stack
-                    .iter()
-                    .rposition(|e| e.1.is_some())
-                    .filter(|&lv| same_scope(stack[lv].0.as_ref(), here.as_ref()))
-                    .and_then(|lv| stack[lv].1);
-                let name = name.or_else(|| {
-                    let n = closure_number(&mut lambdas, func?, self.dwarf, self.entries, at)?;
-                    Some(format!("{{lambda#{n}}}"))
-                });
-                match (name, func) {
-                    (Some(n), Some(f)) => {
+                // Declared in a function (as in `scan_functions`): only blocks between for
+                // a class, blocks and closure types for a closure type.
+                let func_at = |closures_between: bool| {
+                    let lv = stack.iter().rposition(|e| e.1.is_some())?;
+                    let own = stack[lv].0.as_ref();
+                    stack[lv + 1..]
+                        .iter()
+                        .all(|e| same_scope(e.0.as_ref(), own) || (closures_between && e.2))
+                        .then_some(())?;
+                    stack[lv].1
+                };
+                let (func, n) = match name {
+                    Some(n) => (func_at(false), n),
+                    None => {
+                        match func_at(true).filter(|_| is_closure(self.dwarf, self.entries, at)) {
+                            Some(f) => {
+                                closure = true;
+                                let c = closures
+                                    .entry(f)
+                                    .or_insert_with(|| closures_of(self.dwarf, self.entries, f));
+                                (Some(f), lambda_name(c, at))
+                            }
+                            None => (None, String::new()),
+                        }
+                    }
+                };
+                match func {
+                    Some(f) => {
                         let fname = func_names
                             .entry(f)
                             .or_insert_with(|| self.plain_name(f, depth + 1));
                         Some(join_scope(fname.as_ref(), &n))
                     }
-                    (Some(n), None) => Some(join_scope(here.as_ref(), &n)),
-                    (None, _) => here,
+                    None if !n.is_empty() => Some(join_scope(here.as_ref(), &n)),
+                    None => here,
                 }
             } else {
                 raw.skip_attributes(abbrev.attributes()).ok()?;
@@ -2557,7 +2572,7 @@ impl Scopes<'_, '_> {
                     | constants::DW_TAG_entry_point
                     | constants::DW_TAG_inlined_subroutine
             );
-            stack.push((scope, is_func.then_some(at)));
+            stack.push((scope, is_func.then_some(at), closure));
         }
         None
     }
@@ -2639,27 +2654,96 @@ fn join_scope(outer: Option<&Arc<str>>, name: &str) -> Arc<str> {
     }
 }
 
-/// The number a demangler gives the lambda whose closure type is the unnamed class at
-/// `offset`, declared in the function at `func` (GCC numbers a function's lambdas from 1 in
-/// the order they are declared, `{lambda(int)#2}`), counted in `seen`; None when the class
-/// is no closure type.
-fn closure_number<'a>(
-    seen: &mut HashMap<usize, u32>,
-    func: usize,
-    dwarf: &gimli::Dwarf<R<'a>>,
-    unit: &gimli::Unit<R<'a>>,
-    offset: usize,
-) -> Option<u32> {
-    if !is_closure(dwarf, unit, offset) {
-        return None;
-    }
-    let n = seen.entry(func).or_insert(0);
-    *n += 1;
-    Some(*n)
+/// Where a scope declared in a function is, for the name a demangler gives it.
+#[derive(Debug, Clone, Copy)]
+enum Local {
+    /// A class declared in the function at this offset (only blocks between).
+    Func(usize),
+    /// A class declared in this scope (a local class).
+    Nested(u32),
+    /// A lambda's closure type, at `offset`, numbered in the function at `func`.
+    Closure { func: usize, offset: usize },
 }
 
-/// Whether the class entry at `offset` is a lambda's closure type: GCC gives it no name and
-/// declares its `operator()` in it (and a destructor `~<lambda>`, when it has one).
+/// `{lambda#N}`: the closure type at `offset` numbered among `closures` (see
+/// [`closures_of`]), or `{lambda}` if it is not among them.
+fn lambda_name(closures: &[usize], offset: usize) -> String {
+    match closures.iter().position(|&c| c == offset) {
+        Some(i) => format!("{{lambda#{}}}", i + 1),
+        None => "{lambda}".to_string(),
+    }
+}
+
+/// The closure types of the lambdas written in the function entry at `func` (unnamed
+/// classes among its entries, in blocks or in other closure types but not in another
+/// function), in the order GCC numbers them: the order they are written in, which is that
+/// of their declared line and column (GCC puts the function's own before those of its
+/// blocks). A lambda GCC writes no entry for (an unused one) is not counted.
+fn closures_of<'a>(
+    dwarf: &gimli::Dwarf<R<'a>>,
+    unit: &gimli::Unit<R<'a>>,
+    func: usize,
+) -> Vec<usize> {
+    let Ok(mut raw) = unit.entries_raw(Some(gimli::UnitOffset(func))) else {
+        return Vec::new();
+    };
+    let mut found: Vec<(u64, u64, usize)> = Vec::new();
+    // Per depth: whether a closure type below it is still the function's.
+    let mut open: Vec<bool> = Vec::new();
+    let mut first = true;
+    while !raw.is_empty() {
+        let depth = raw.next_depth();
+        if !first && depth <= 0 {
+            break;
+        }
+        let at = raw.next_offset().0;
+        let abbrev = match raw.read_abbreviation() {
+            Ok(Some(a)) => a,
+            Ok(None) => continue,
+            Err(_) => break,
+        };
+        open.truncate(depth.max(0) as usize);
+        let tag = abbrev.tag();
+        let class = matches!(
+            tag,
+            constants::DW_TAG_class_type | constants::DW_TAG_structure_type
+        );
+        let (mut named, mut line, mut column) = (false, 0, 0);
+        if class {
+            for spec in abbrev.attributes() {
+                let Ok(a) = raw.read_attribute(*spec) else {
+                    return Vec::new();
+                };
+                match a.name() {
+                    constants::DW_AT_name => named = true,
+                    constants::DW_AT_decl_line => line = a.udata_value().unwrap_or(0),
+                    constants::DW_AT_decl_column => column = a.udata_value().unwrap_or(0),
+                    _ => {}
+                }
+            }
+        } else if raw.skip_attributes(abbrev.attributes()).is_err() {
+            break;
+        }
+        let mine = open.iter().all(|&o| o);
+        let here = if first {
+            first = false;
+            true
+        } else if class && !named && mine && is_closure(dwarf, unit, at) {
+            found.push((line, column, at));
+            true
+        } else {
+            mine && tag == constants::DW_TAG_lexical_block
+        };
+        open.push(here);
+    }
+    found.sort_unstable();
+    found.into_iter().map(|f| f.2).collect()
+}
+
+/// Whether the unnamed class entry at `offset` is a lambda's closure type, as GCC writes
+/// one: its call operator's object parameter is named `__closure`, its constructors and
+/// destructor `<lambda>` and `~<lambda>` (a hand-written unnamed class with an
+/// `operator()` has `this` and `<constructor>`).
 fn is_closure<'a>(dwarf: &gimli::Dwarf<R<'a>>, unit: &gimli::Unit<R<'a>>, offset: usize) -> bool {
     let Ok(mut raw) = unit.entries_raw(Some(gimli::UnitOffset(offset))) else {
         return false;
@@ -2679,16 +2763,21 @@ fn is_closure<'a>(dwarf: &gimli::Dwarf<R<'a>>, unit: &gimli::Unit<R<'a>>, offset
             Ok(None) => continue,
             Err(_) => return false,
         };
-        let member = !first && depth == 1 && abbrev.tag() == constants::DW_TAG_subprogram;
+        let tag = abbrev.tag();
+        let wanted: &[&[u8]] = match (first, depth, tag) {
+            (false, 1, constants::DW_TAG_subprogram) => &[b"<lambda>", b"~<lambda>"],
+            (false, 2, constants::DW_TAG_formal_parameter) => &[b"__closure"],
+            _ => &[],
+        };
         first = false;
         for spec in abbrev.attributes() {
             let Ok(a) = raw.read_attribute(*spec) else {
                 return false;
             };
-            if member
+            if !wanted.is_empty()
                 && a.name() == constants::DW_AT_name
                 && let Ok(name) = dwarf.attr_string(unit, a.value())
-                && (name.slice().starts_with(b"operator()") || name.slice() == b"~<lambda>")
+                && wanted.contains(&name.slice())
             {
                 return true;
             }
@@ -2728,9 +2817,8 @@ fn scan_functions<'a>(
     sc.events.clear();
     sc.nested.clear();
     sc.scope_names.clear();
-    sc.scope_func.clear();
+    sc.scope_local.clear();
     sc.func_offsets.clear();
-    sc.lambdas.clear();
     sc.scopes.clear();
     sc.skipped.clear();
     sc.damaged = None;
@@ -2767,29 +2855,53 @@ fn scan_functions<'a>(
                     sc.damaged = Some(offset.0);
                     break;
                 };
-                // Declared in a function (with only blocks between): named after it, as
-                // a demangler names it, once every function's name is known.
-                let func = sc
-                    .nested
-                    .iter()
-                    .rposition(Option::is_some)
-                    .filter(|&lv| sc.scope_stack.get(lv) == Some(&outer))
-                    .and_then(|lv| sc.nested[lv])
-                    .and_then(|id| sc.func_offsets.get(id as usize).copied());
-                let local = sc.scope_func.get(outer as usize).copied().flatten();
-                let name = name.or_else(|| {
-                    let n = closure_number(&mut sc.lambdas, func?, dwarf, unit, offset.0)?;
-                    Some(format!("{{lambda#{n}}}"))
-                });
-                if let Some(n) = name {
+                // Declared in a function: named after it, as a demangler names it, once
+                // every function's name is known.
+                let lv = sc.nested.iter().rposition(Option::is_some);
+                let func_at = |closures_between: bool| {
+                    let lv = lv?;
+                    let own = *sc.scope_stack.get(lv)?;
+                    let between = sc.scope_stack.get(lv + 1..)?;
+                    let fits = |&s: &u32| {
+                        s == own
+                            || (closures_between
+                                && matches!(
+                                    sc.scope_local.get(s as usize),
+                                    Some(Some(Local::Closure { .. }))
+                                ))
+                    };
+                    between.iter().all(fits).then_some(())?;
+                    let id = sc.nested[lv]?;
+                    sc.func_offsets.get(id as usize).copied()
+                };
+                let local = match name {
+                    // A class in the function (only blocks between), or in a class that is.
+                    Some(_) => func_at(false).map(Local::Func).or_else(|| {
+                        sc.scope_local
+                            .get(outer as usize)
+                            .copied()
+                            .flatten()
+                            .map(|_| Local::Nested(outer))
+                    }),
+                    // A lambda's closure type (in blocks or in other closure types: a lambda
+                    // in a lambda's default argument is numbered in the function too).
+                    None => func_at(true)
+                        .filter(|_| is_closure(dwarf, unit, offset.0))
+                        .map(|func| Local::Closure {
+                            func,
+                            offset: offset.0,
+                        }),
+                };
+                if name.is_some() || local.is_some() {
                     scope = sc.scope_names.len() as u32;
-                    let joined = match func {
-                        // The function's name goes first later.
+                    let n = name.unwrap_or_default();
+                    let joined = match local {
+                        // The function's name (the class's) goes first later.
                         Some(_) => Arc::from(n),
                         None => join_scope(sc.scope_names.get(outer as usize), &n),
                     };
                     sc.scope_names.push(joined);
-                    sc.scope_func.push(func.or(local));
+                    sc.scope_local.push(local);
                 }
             } else if raw.skip_attributes(abbrev.attributes()).is_err() {
                 sc.damaged = Some(offset.0);
@@ -3000,7 +3112,7 @@ fn finish_functions<'a>(
         events,
         counts,
         scope_names,
-        scope_func,
+        scope_local,
         scopes,
         skipped,
         ..
@@ -3011,11 +3123,25 @@ fn finish_functions<'a>(
     // The scopes declared in a function (local classes, lambdas' closure types) get its
     // name before theirs, in order: a function's own scope comes before those in it.
     let mut func_names: HashMap<usize, Option<Arc<str>>> = HashMap::default();
+    let mut closures: HashMap<usize, Vec<usize>> = HashMap::default();
     for i in 0..scope_names.len() {
-        let Some(f) = scope_func.get(i).copied().flatten() else {
-            continue;
+        let (func, own) = match scope_local.get(i).copied().flatten() {
+            None => continue,
+            Some(Local::Nested(p)) => {
+                if let Some(outer) = scope_names.get(p as usize).cloned() {
+                    scope_names[i] = join_scope(Some(&outer), &scope_names[i]);
+                }
+                continue;
+            }
+            Some(Local::Func(f)) => (f, scope_names[i].to_string()),
+            Some(Local::Closure { func, offset }) => {
+                let c = closures
+                    .entry(func)
+                    .or_insert_with(|| closures_of(dwarf, unit, func));
+                (func, lambda_name(c, offset))
+            }
         };
-        let fname = match func_names.get(&f) {
+        let fname = match func_names.get(&func) {
             Some(n) => n.clone(),
             None => {
                 let scopes = Scopes {
@@ -3026,14 +3152,12 @@ fn finish_functions<'a>(
                     dwarf,
                     entries: unit,
                 };
-                let n = scopes.plain_name(f, 0);
-                func_names.insert(f, n.clone());
+                let n = scopes.plain_name(func, 0);
+                func_names.insert(func, n.clone());
                 n
             }
         };
-        if let Some(fname) = fname {
-            scope_names[i] = Arc::from(format!("{fname}::{}", scope_names[i]));
-        }
+        scope_names[i] = join_scope(fname.as_ref(), &own);
     }
     let scopes = Scopes {
         unit: u,
