@@ -254,13 +254,58 @@ impl Trim {
     /// One removal of the second frame, and of the frame after it when it is the caller
     /// of the leaf (pprof's rule for the signal handler's return address).
     fn remove_second(&self, k: &mut Vec<u64>) {
-        if k.len() < 2 {
+        self.remove_second_of(k, 0);
+    }
+
+    /// [`Trim::remove_second`] of a stack whose first frames are `k` and which has `more`
+    /// frames after them (none of which a removal reads: `k` holds three or more).
+    fn remove_second_of(&self, k: &mut Vec<u64>, more: usize) {
+        if k.len() + more < 2 {
             return;
         }
         let top = k[0];
         k.remove(1);
-        if !self.jeprof && k.len() > 2 && k[1].wrapping_add(1) == top {
+        if !self.jeprof && k.len() + more > 2 && k[1].wrapping_add(1) == top {
             k.remove(1);
+        }
+    }
+
+    /// The second frame of `stack` once its second frames are removed `rounds` times, if it
+    /// has two frames then; `buf` is scratch.
+    fn second_after(&self, stack: &[u64], rounds: usize, buf: &mut Vec<u64>) -> Option<u64> {
+        // A removal takes out two frames at most: the first ones decide.
+        let n = stack.len().min(3 + 2 * rounds);
+        buf.clear();
+        buf.extend_from_slice(&stack[..n]);
+        let more = stack.len() - n;
+        for _ in 0..rounds {
+            self.remove_second_of(buf, more);
+        }
+        (buf.len() + more >= 2).then(|| buf[1])
+    }
+
+    /// [`Trim::apply`] into `out` (cleared first), without allocating.
+    fn apply_into(&self, stack: &[u64], out: &mut Vec<u64>) {
+        out.clear();
+        out.extend_from_slice(stack);
+        for _ in 0..self.second_frames {
+            self.remove_second(out);
+        }
+        if out.iter().any(|&a| self.is_skipped(a)) {
+            let mut kept = 0;
+            for i in 0..out.len() {
+                let a = out[i];
+                if self.is_skipped(a) {
+                    if self.jeprof {
+                        // jeprof drops everything below an allocator frame too.
+                        kept = 0;
+                    }
+                    continue;
+                }
+                out[kept] = a;
+                kept += 1;
+            }
+            out.truncate(kept);
         }
     }
 
@@ -306,6 +351,94 @@ pub fn uninteresting(
     opts: &Options,
     notes: &mut Vec<String>,
 ) -> (Stacks, Trim) {
+    let mut trim = Trim {
+        jeprof: opts.jeprof,
+        ..Trim::default()
+    };
+    let mut stacks = stacks;
+    if kind == Kind::Cpu {
+        while let Some(second) = second_pc_always_same(&stacks) {
+            if !removes_second(second, symbols, opts, notes) {
+                break;
+            }
+            let mut r = Stacks::default();
+            r.map.reserve(stacks.map.len());
+            for (mut k, v) in stacks.map {
+                trim.remove_second(&mut k);
+                r.add(k, v);
+            }
+            stacks = r;
+            trim.second_frames += 1;
+        }
+    }
+    trim.skipped = skipped_addresses(symbols, kind, opts);
+    (stacks, trim)
+}
+
+/// The [`Trim`] [`uninteresting`] works out for the stacks `stacks` gives (each once or
+/// more often: the same), without making them into [`Stacks`].
+pub fn uninteresting_trim<'s, I: Iterator<Item = &'s [u64]>>(
+    stacks: impl Fn() -> I,
+    symbols: &SymbolTable,
+    kind: Kind,
+    opts: &Options,
+    notes: &mut Vec<String>,
+) -> Trim {
+    let mut trim = Trim {
+        jeprof: opts.jeprof,
+        ..Trim::default()
+    };
+    if kind == Kind::Cpu {
+        let mut buf = Vec::new();
+        loop {
+            // The second frame of every stack once the removals so far are made.
+            let mut seconds = stacks().map(|k| trim.second_after(k, trim.second_frames, &mut buf));
+            let Some(Some(second)) = seconds.next() else {
+                break;
+            };
+            if !seconds.all(|s| s == Some(second)) {
+                break;
+            }
+            if !removes_second(second, symbols, opts, notes) {
+                break;
+            }
+            trim.second_frames += 1;
+        }
+    }
+    trim.skipped = skipped_addresses(symbols, kind, opts);
+    trim
+}
+
+/// Says that the second frame `second`, the same in every stack, is removed (and returns
+/// true), or, with `--no_auto_signal_frames`, that it is not (false).
+fn removes_second(
+    second: u64,
+    symbols: &SymbolTable,
+    opts: &Options,
+    notes: &mut Vec<String>,
+) -> bool {
+    let name = match symbols.get(second) {
+        Some(f) => outer_short(f),
+        None => addr_key(second, opts.address_width),
+    };
+    if opts.no_auto_signal_frames && !opts.jeprof {
+        notes.push(format!(
+            "All second stack frames are same: `{name}'.\nMight be stack trace capturing bug."
+        ));
+        return false;
+    }
+    notes.push(format!("Removing {name} from all stack traces."));
+    true
+}
+
+/// The addresses whose frames [`uninteresting`] drops from every stack (allocator, lock
+/// bookkeeping, the profiler's signal handler): few, so checking each frame against them is
+/// cheap.
+fn skipped_addresses(
+    symbols: &SymbolTable,
+    kind: Kind,
+    opts: &Options,
+) -> rustc_hash::FxHashSet<u64> {
     let mut skip: rustc_hash::FxHashSet<String> = Default::default();
     // pprof's `TCMalloc|^tcmalloc::` (a plain test: compiling the regex cost a millisecond).
     let mut tcmalloc = false;
@@ -326,61 +459,31 @@ pub fn uninteresting(
         }
         _ => {}
     }
-    let mut trim = Trim {
-        jeprof: opts.jeprof,
-        ..Trim::default()
-    };
-    let mut stacks = stacks;
-    if kind == Kind::Cpu {
-        while let Some(second) = second_pc_always_same(&stacks) {
-            let name = match symbols.get(second) {
-                Some(f) => outer_short(f),
-                None => addr_key(second, opts.address_width),
-            };
-            if opts.no_auto_signal_frames && !opts.jeprof {
-                notes.push(format!(
-                    "All second stack frames are same: `{name}'.\nMight be stack trace capturing bug."
-                ));
-                break;
-            }
-            notes.push(format!("Removing {name} from all stack traces."));
-            let mut r = Stacks::default();
-            r.map.reserve(stacks.map.len());
-            for (mut k, v) in stacks.map {
-                trim.remove_second(&mut k);
-                r.add(k, v);
-            }
-            stacks = r;
-            trim.second_frames += 1;
-        }
+    if skip.is_empty() && !tcmalloc {
+        return Default::default();
     }
-    // The addresses to drop: few, so checking each frame against them is cheap.
     let heap = matches!(kind, Kind::Heap | Kind::Growth);
-    if !skip.is_empty() || tcmalloc {
-        let skipped = |short: &str| {
-            skip.contains(short)
-                || (tcmalloc && (short.contains("TCMalloc") || short.starts_with("tcmalloc::")))
-                || (heap && in_allocator_library(short))
-        };
-        // Most addresses share their function's short name (one `Arc`): each name is
-        // tried once.
-        let mut by_name: FxHashMap<*const u8, bool> = FxHashMap::default();
-        let mut last: (*const u8, bool) = (std::ptr::null(), false);
-        trim.skipped = symbols
-            .iter()
-            .filter(|(_, frames)| {
-                frames.first().is_some_and(|f| {
-                    let p = Arc::as_ptr(&f.short) as *const u8;
-                    if p != last.0 {
-                        last = (p, *by_name.entry(p).or_insert_with(|| skipped(&f.short)));
-                    }
-                    last.1
-                })
+    let skipped = |short: &str| {
+        skip.contains(short)
+            || (tcmalloc && (short.contains("TCMalloc") || short.starts_with("tcmalloc::")))
+            || (heap && in_allocator_library(short))
+    };
+    // Most addresses share their function's short name (one `Arc`): each name is tried once.
+    let mut by_name: FxHashMap<*const u8, bool> = FxHashMap::default();
+    let mut last: (*const u8, bool) = (std::ptr::null(), false);
+    symbols
+        .iter()
+        .filter(|(_, frames)| {
+            frames.first().is_some_and(|f| {
+                let p = Arc::as_ptr(&f.short) as *const u8;
+                if p != last.0 {
+                    last = (p, *by_name.entry(p).or_insert_with(|| skipped(&f.short)));
+                }
+                last.1
             })
-            .map(|(a, _)| a)
-            .collect();
-    }
-    (stacks, trim)
+        })
+        .map(|(a, _)| a)
+        .collect()
 }
 
 /// True for a frame that no symbol names inside an allocator's library (jemalloc, tcmalloc):
@@ -1186,15 +1289,54 @@ impl IdStacks {
         };
         // Many stacks (a CPU profile's hundred thousand): the two halves of the map's order
         // on two cores, one after the other in the result.
-        let (mut a, b) = in_halves(stacks.map.len(), |r| {
+        let (a, b) = in_halves(stacks.map.len(), |r| {
             part(&mut stacks.map.iter().skip(r.start).take(r.len()), r.len())
         });
-        let Some(b) = b else { return a };
-        let offset = a.ids.len() as u32;
-        a.ids.extend(b.ids);
-        a.ends.extend(b.ends.into_iter().map(|e| e + offset));
-        a.values.extend(b.values);
-        a
+        a.then(b)
+    }
+
+    /// The stacks of `samples` with their values in column `column`, each trimmed by `trim`
+    /// and with ids from `index` (an address missing from it is left out), in order, a
+    /// sample each: stacks that are the same are not added up first, which changes no sum
+    /// of whole numbers (and saves the map that [`IdStacks::of`] starts from).
+    pub fn of_samples(
+        samples: &[crate::profile::Sample],
+        column: usize,
+        trim: &Trim,
+        index: &FxHashMap<u64, u32>,
+    ) -> IdStacks {
+        let part = |samples: &[crate::profile::Sample]| {
+            let mut r = IdStacks::default();
+            r.ends.reserve(samples.len());
+            r.values.reserve(samples.len());
+            let mut k = Vec::new();
+            for smp in samples {
+                trim.apply_into(&smp.stack, &mut k);
+                r.ids.reserve(k.len());
+                for a in &k {
+                    if let Some(&id) = index.get(a) {
+                        r.ids.push(id);
+                    }
+                }
+                r.ends.push(r.ids.len() as u32);
+                r.values
+                    .push(smp.values.get(column).copied().unwrap_or(0.0));
+            }
+            r
+        };
+        // Many stacks: the two halves on two cores, one after the other in the result.
+        let (a, b) = in_halves(samples.len(), |r| part(&samples[r]));
+        a.then(b)
+    }
+
+    /// `self` with `b`'s stacks after its own.
+    fn then(mut self, b: Option<IdStacks>) -> IdStacks {
+        let Some(b) = b else { return self };
+        let offset = self.ids.len() as u32;
+        self.ids.extend(b.ids);
+        self.ends.extend(b.ends.into_iter().map(|e| e + offset));
+        self.values.extend(b.values);
+        self
     }
 
     /// The stacks and their values, in order.
@@ -1770,6 +1912,98 @@ mod tests {
             .enumerate()
             .map(|(i, &a)| (a, i as u32))
             .collect()
+    }
+
+    /// A text table made from each sample on its own ([`uninteresting_trim`],
+    /// [`IdStacks::of_samples`]) sums what the merged, trimmed stacks sum, with the same
+    /// notes: CPU stacks whose second frame is the same in all (once, twice, with the
+    /// caller of the leaf after it, and not with `--no_auto_signal_frames`), with frames of
+    /// the profiler's signal handler to drop, duplicate stacks, and stacks too short to
+    /// have a second frame.
+    #[test]
+    fn samples_trimmed_one_by_one_sum_as_the_merged_stacks() {
+        let mut symbols = SymbolTable::new();
+        for a in 0..64u64 {
+            let name = if a == 9 {
+                "ProfileData::Add".to_string()
+            } else {
+                format!("f{a}")
+            };
+            symbols.insert(
+                0x1000 + a,
+                vec![Frame::new(name, "f.cc:1".to_string(), false)],
+            );
+        }
+        let addrs: Vec<u64> = (0..64u64).map(|a| 0x1000 + a).collect();
+        let index = index_of(&addrs);
+        let mut next = xorshift(0x5851_f42d_4c95_7f2d);
+        let mut removed = 0;
+        for case in 0..48 {
+            // Case by case: no second frame the same everywhere, two (0x1020, then 0x1021),
+            // two with the caller of the leaf after the first, one; the last cases with
+            // one stack without them.
+            let fixed = case % 4;
+            let mut samples = Vec::new();
+            for i in 0..400 {
+                let depth = 1 + (next() % 7) as usize;
+                let mut k: Vec<u64> = (0..depth).map(|_| 0x1000 + next() % 64).collect();
+                if fixed > 0 && (case < 44 || i > 0) {
+                    let leaf = k[0];
+                    match fixed {
+                        1 => drop(k.splice(1..1, [0x1020, 0x1021])),
+                        // The caller of the leaf after the first: removed with it.
+                        2 => drop(k.splice(1..1, [0x1020, leaf - 1, 0x1021])),
+                        _ => k.insert(1, 0x1020),
+                    }
+                }
+                let v = (next() % 9) as f64;
+                samples.push(crate::profile::Sample {
+                    stack: k.clone(),
+                    values: vec![v],
+                });
+                if next().is_multiple_of(5) {
+                    samples.push(crate::profile::Sample {
+                        stack: k,
+                        values: vec![1.0],
+                    });
+                }
+            }
+            for no_auto in [false, true] {
+                let opts = Options {
+                    no_auto_signal_frames: no_auto,
+                    ..Options::default()
+                };
+                let mut merged = Stacks::default();
+                for smp in &samples {
+                    merged.add_ref(&smp.stack, smp.values[0]);
+                }
+                let mut notes = Vec::new();
+                let trimmed = remove_uninteresting(merged, &symbols, Kind::Cpu, &opts, &mut notes);
+                let mut each_notes = Vec::new();
+                let trim = uninteresting_trim(
+                    || samples.iter().map(|s| s.stack.as_slice()),
+                    &symbols,
+                    Kind::Cpu,
+                    &opts,
+                    &mut each_notes,
+                );
+                assert_eq!(each_notes, notes, "case {case}");
+                removed += trim.second_frames;
+                let t = translation(&addrs, &symbols, &renames(&symbols), &opts);
+                let a = IdStacks::of(&trimmed, &index).paths(&t);
+                let b = IdStacks::of_samples(&samples, 0, &trim, &index).paths(&t);
+                let values_a = IdStacks::of(&trimmed, &index).values().to_vec();
+                let values_b = IdStacks::of_samples(&samples, 0, &trim, &index)
+                    .values()
+                    .to_vec();
+                assert_eq!(
+                    by_key(&a.reduce(&values_a, None)),
+                    by_key(&b.reduce(&values_b, None)),
+                    "case {case}, no_auto {no_auto}"
+                );
+            }
+        }
+        assert!(removed > 40, "second frames removed {removed} times");
     }
 
     /// The share of unnamed leaves summed over the stacks by address id is the one summed
