@@ -292,20 +292,7 @@ impl Trim {
             self.remove_second(out);
         }
         if out.iter().any(|&a| self.is_skipped(a)) {
-            let mut kept = 0;
-            for i in 0..out.len() {
-                let a = out[i];
-                if self.is_skipped(a) {
-                    if self.jeprof {
-                        // jeprof drops everything below an allocator frame too.
-                        kept = 0;
-                    }
-                    continue;
-                }
-                out[kept] = a;
-                kept += 1;
-            }
-            out.truncate(kept);
+            self.drop_skipped_in(out);
         }
     }
 
@@ -313,31 +300,36 @@ impl Trim {
         !self.skipped.is_empty() && self.skipped.contains(&a)
     }
 
-    /// The frames removed from one stack.
+    /// `k` without the frames at skipped addresses (under jeprof's rules, without what is
+    /// below them either).
     fn drop_skipped(&self, k: &[u64]) -> Vec<u64> {
-        let mut path: Vec<u64> = Vec::with_capacity(k.len());
-        for &a in k {
+        let mut path = k.to_vec();
+        self.drop_skipped_in(&mut path);
+        path
+    }
+
+    /// [`Trim::drop_skipped`] in place.
+    fn drop_skipped_in(&self, k: &mut Vec<u64>) {
+        let mut kept = 0;
+        for i in 0..k.len() {
+            let a = k[i];
             if self.is_skipped(a) {
                 if self.jeprof {
                     // jeprof drops everything below an allocator frame too.
-                    path.clear();
+                    kept = 0;
                 }
                 continue;
             }
-            path.push(a);
+            k[kept] = a;
+            kept += 1;
         }
-        path
+        k.truncate(kept);
     }
 
     /// `stack` without its uninteresting frames.
     pub fn apply(&self, stack: &[u64]) -> Vec<u64> {
-        let mut k = stack.to_vec();
-        for _ in 0..self.second_frames {
-            self.remove_second(&mut k);
-        }
-        if k.iter().any(|&a| self.is_skipped(a)) {
-            k = self.drop_skipped(&k);
-        }
+        let mut k = Vec::with_capacity(stack.len());
+        self.apply_into(stack, &mut k);
         k
     }
 }

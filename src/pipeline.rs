@@ -276,11 +276,12 @@ pub fn run_with_input(
 fn warn_foreign_value_flags(opts: &Options, session: &Session, err: &mut dyn Write) -> Result<()> {
     let kind = session.kind();
     // jeprof's --thread picks records only jemalloc's dumps have (pprof has no --thread).
-    if opts.thread.is_some() && !session.jeprof() {
+    if let (Some(_), false, Some(main)) = (&opts.thread, session.jeprof(), session.profiles.first())
+    {
         writeln!(
             err,
             "Warning: --thread is for jemalloc's heap profiles (their records per thread); {} is none: ignored, the report is of every thread",
-            session.profiles[0].path.display()
+            main.path.display()
         )
         .map_err(io_err)?;
     }
