@@ -10,7 +10,9 @@
 //! * file names are joined from the compilation directory, the line table's directory and
 //!   the file name as binutils' `concat_filename` does;
 //! * with `-i`, each inlined function is followed by its caller, named by the caller's own
-//!   name, at the inlined call's `DW_AT_call_file`/`DW_AT_call_line`;
+//!   name, at the inlined call's `DW_AT_call_file`/`DW_AT_call_line` (rpprof names the
+//!   outermost caller, when it has no linkage name, by the symbol holding the address, as
+//!   where it is the innermost: a documented difference);
 //! * a function without `DW_AT_linkage_name` in a language with mangling (C++, Rust) is named
 //!   from the ELF symbol table: the symbol holding the address. binutils does that for
 //!   inlined functions too, which names an inlined function after the function it was
@@ -3457,8 +3459,24 @@ impl DwarfSource for Dwarf {
                             break;
                         }
                         let Some(caller) = f.caller else { break };
+                        let c = &p.funcs[caller as usize];
+                        // The function the code was inlined into, when it has no linkage
+                        // name (an instance of a template over a lambda, which has internal
+                        // linkage: `std::__introsort_loop<..., lambda>`), is named by the
+                        // symbol holding the address, as where it is the innermost function,
+                        // rather than by its bare DWARF name (binutils' `__introsort_loop`,
+                        // a second row for one function).
+                        let function = if !c.inlined
+                            && !c.is_linkage
+                            && !name_is_linkage(lang)
+                            && !self.binutils_inline_names
+                        {
+                            symbol().map(|s| s.1).or_else(|| qualified(c))
+                        } else {
+                            t.display_name(p, lang, caller, self.binutils_inline_names)
+                        };
                         out.push(DwarfFrame {
-                            function: t.display_name(p, lang, caller, self.binutils_inline_names),
+                            function,
                             file: f.call_file_name(&p.file_names),
                             line: f.call_line,
                             discriminator: disc,
