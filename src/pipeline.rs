@@ -166,9 +166,7 @@ pub fn run(opts: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(
     if opts.mode == Mode::Interactive && std::io::stdin().is_terminal() {
         let view = opts.view();
         view.check()?;
-        let session = Session::load(&opts.load_options(), err)?;
-        warn_foreign_value_flags(opts, &session, err)?;
-        let mut shell = Shell::new(session, opts);
+        let mut shell = load_shell(opts, err)?;
         if let Some(mut t) = Terminal::new(&shell, err) {
             return shell.run(&mut t, &mut Interruptible(out), err);
         }
@@ -210,9 +208,7 @@ pub fn run_with_input(
         return out.flush().map_err(io_err);
     }
     if opts.mode == Mode::Interactive {
-        let session = Session::load(&opts.load_options(), err)?;
-        warn_foreign_value_flags(opts, &session, err)?;
-        let mut shell = Shell::new(session, opts);
+        let mut shell = load_shell(opts, err)?;
         shell.run(&mut Plain(input), out, err)?;
         // Commands from a pipe or a file (a script): a failed one makes the exit status 1,
         // once the others have run (pprof dies at the first).
@@ -268,6 +264,13 @@ pub fn run_with_input(
         drop(writes);
     }
     r
+}
+
+/// The interactive shell over the session `opts` load, its options' warnings said.
+fn load_shell(opts: &Options, err: &mut dyn Write) -> Result<Shell> {
+    let session = Session::load(&opts.load_options(), err)?;
+    warn_foreign_value_flags(opts, &session, err)?;
+    Ok(Shell::new(session, opts))
 }
 
 /// Says which value options (`--contentions` on a heap profile, `--alloc_space` on a

@@ -1103,20 +1103,21 @@ impl Ctx<'_> {
         let samples = &s.profiles.get(p)?.profile.samples;
         let value =
             |smp: &crate::profile::Sample| smp.values.get(key.index).copied().unwrap_or(0.0);
-        // Sums of whole numbers below 2^53 are exact, in any order.
-        let mut sum = 0.0f64;
+        // Sums of whole numbers below 2^53 are exact, in any order. (The total is added up
+        // from 0 as `units::sum` does.)
+        let (mut magnitude, mut total) = (0.0f64, 0.0f64);
         for smp in samples {
             let v = value(smp);
             if v.fract() != 0.0 {
                 return None;
             }
-            sum += v.abs();
+            magnitude += v.abs();
+            total += v;
         }
         // (A NaN or an infinity is no whole number: its `fract` is NaN.)
-        if sum >= 9_007_199_254_740_992.0 {
+        if magnitude >= 9_007_199_254_740_992.0 {
             return None;
         }
-        let total = crate::units::sum(samples.iter().map(value));
         let mut notes = Vec::new();
         let trim = graph::uninteresting_trim(
             || samples.iter().map(|smp| smp.stack.as_slice()),

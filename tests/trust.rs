@@ -204,9 +204,7 @@ fn a_mistyped_program_uses_the_mapped_one() {
 /// try.
 #[test]
 fn a_missing_library_says_where_it_was_looked_for() {
-    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("trust_missing_lib");
-    let _ = std::fs::remove_dir_all(&scratch);
-    std::fs::create_dir_all(&scratch).unwrap();
+    let scratch = common::empty_dir("trust_missing_lib");
     // The profile, its map naming the library at a path that exists nowhere.
     let data = std::fs::read(dir().join("ttrust-stripped.prof")).unwrap();
     let from = b"/tmp/rpprof-corpus/t-trust/libtsecret.so";
@@ -238,9 +236,7 @@ fn a_missing_library_says_where_it_was_looked_for() {
 /// checksum differs) is not used, and the warning says so.
 #[test]
 fn a_debug_file_of_another_build_is_named() {
-    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("trust_debuglink");
-    let _ = std::fs::remove_dir_all(&scratch);
-    std::fs::create_dir_all(&scratch).unwrap();
+    let scratch = common::empty_dir("trust_debuglink");
     let stripped = common::root().join("testdata").join("t-stripped");
     std::fs::copy(stripped.join("tstrip"), scratch.join("tstrip")).unwrap();
     std::fs::copy(stripped.join("tstrip.prof"), scratch.join("tstrip.prof")).unwrap();
@@ -263,9 +259,7 @@ fn a_debug_file_of_another_build_is_named() {
 /// (its debug file of another build), as when each is read in its turn.
 #[test]
 fn files_read_ahead_speak_in_their_turn() {
-    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("trust_read_ahead");
-    let _ = std::fs::remove_dir_all(&scratch);
-    std::fs::create_dir_all(&scratch).unwrap();
+    let scratch = common::empty_dir("trust_read_ahead");
     let stripped = common::root().join("testdata").join("t-stripped");
     std::fs::copy(stripped.join("tstrip"), scratch.join("tstrip")).unwrap();
     let mut other = std::fs::read(stripped.join("tstrip.debug")).unwrap();
@@ -306,11 +300,7 @@ fn files_read_ahead_speak_in_their_turn() {
 /// hex): the report is the one of the same program and profile elsewhere.
 #[test]
 fn a_program_in_a_folder_with_a_blank_is_named() {
-    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("trust_blank")
-        .join("my dir");
-    let _ = std::fs::remove_dir_all(&scratch);
-    std::fs::create_dir_all(&scratch).unwrap();
+    let scratch = common::empty_dir(Path::new("trust_blank").join("my dir"));
     let case = common::link_case("t-heap");
     std::fs::copy(case.join("theap"), scratch.join("theap")).unwrap();
     let text = std::fs::read_to_string(case.join("theap.hprof.0003.heap")).unwrap();
@@ -342,9 +332,7 @@ fn a_program_in_a_folder_with_a_blank_is_named() {
 /// path is used, with a warning that names the path once, marked once.
 #[test]
 fn a_deleted_program_is_said_once() {
-    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("trust_deleted");
-    let _ = std::fs::remove_dir_all(&scratch);
-    std::fs::create_dir_all(&scratch).unwrap();
+    let scratch = common::empty_dir("trust_deleted");
     let case = common::link_case("t-heap");
     let text = std::fs::read_to_string(case.join("theap.hprof.0003.heap")).unwrap();
     let marked: String = text
@@ -382,9 +370,7 @@ fn a_deleted_program_is_said_once() {
 /// programs are not.
 #[test]
 fn a_fixed_address_program_mapped_elsewhere_is_said() {
-    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("trust_fixed_address");
-    let _ = std::fs::remove_dir_all(&scratch);
-    std::fs::create_dir_all(&scratch).unwrap();
+    let scratch = common::empty_dir("trust_fixed_address");
     let src = common::root().join("testdata").join("t-cpu");
     for f in ["libtwork.so", "libtplugin.so", "tcpu-pie.prof"] {
         std::fs::copy(src.join(f), scratch.join(f)).unwrap();
@@ -487,9 +473,7 @@ fn a_heap_profile_cut_short_is_read_up_to_the_cut() {
 /// says when the profiler writes its file.
 #[test]
 fn damage_in_the_middle_is_still_an_error() {
-    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("trust_damage");
-    let _ = std::fs::remove_dir_all(&scratch);
-    std::fs::create_dir_all(&scratch).unwrap();
+    let scratch = common::empty_dir("trust_damage");
     let heap = std::fs::read_to_string(dir().join("ttrust-cut.0001.heap")).unwrap_or_default();
     let mut lines: Vec<&str> = heap.split('\n').collect();
     lines[4] = "  1x: 2 [3: 4] @ 0x1";

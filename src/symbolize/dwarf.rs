@@ -2473,7 +2473,27 @@ struct Scopes<'s, 'a> {
     entries: &'s gimli::Unit<R<'a>>,
 }
 
-impl Scopes<'_, '_> {
+impl<'s, 'a> Scopes<'s, 'a> {
+    /// The scopes of unit `unit` (`entries`) that a scan found: `offsets` and `names` as
+    /// [`Scratch::scopes`] and [`Scratch::scope_names`], `skipped` as [`Scratch::skipped`].
+    fn of(
+        unit: usize,
+        offsets: &'s [(usize, u32)],
+        names: &'s [Arc<str>],
+        skipped: &'s [(usize, usize, u32)],
+        dwarf: &'s gimli::Dwarf<R<'a>>,
+        entries: &'s gimli::Unit<R<'a>>,
+    ) -> Self {
+        Scopes {
+            unit,
+            offsets,
+            names,
+            skipped,
+            dwarf,
+            entries,
+        }
+    }
+
     /// The scope of the subprogram DIE at `offset` of unit `unit`.
     fn get(&self, unit: usize, offset: usize) -> Option<Arc<str>> {
         self.get_at(unit, offset, 0)
@@ -3146,29 +3166,15 @@ fn finish_functions<'a>(
         let fname = match func_names.get(&func) {
             Some(n) => n.clone(),
             None => {
-                let scopes = Scopes {
-                    unit: u,
-                    offsets: scopes,
-                    names: scope_names,
-                    skipped,
-                    dwarf,
-                    entries: unit,
-                };
-                let n = scopes.plain_name(func, 0);
+                let n =
+                    Scopes::of(u, scopes, scope_names, skipped, dwarf, unit).plain_name(func, 0);
                 func_names.insert(func, n.clone());
                 n
             }
         };
         scope_names[i] = join_scope(fname.as_ref(), &own);
     }
-    let scopes = Scopes {
-        unit: u,
-        offsets: scopes,
-        names: scope_names,
-        skipped,
-        dwarf,
-        entries: unit,
-    };
+    let scopes = Scopes::of(u, scopes, scope_names, skipped, dwarf, unit);
     for f in funcs.iter() {
         for (lo, hi) in f.ranges(more_ranges) {
             all.add(lo, hi);

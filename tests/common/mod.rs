@@ -63,6 +63,14 @@ pub fn link_case(case: &str) -> PathBuf {
     at
 }
 
+/// An empty folder `rel` (a path under the tests' scratch folder), made anew.
+pub fn empty_dir(rel: impl AsRef<Path>) -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(rel);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("make a scratch folder");
+    d
+}
+
 /// Prints why a test is skipped (visible with `--nocapture`, and in CI logs).
 pub fn skip(test: &str, why: &str) {
     eprintln!("SKIPPED {test}: {why}");
