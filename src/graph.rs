@@ -1162,6 +1162,16 @@ impl Translation {
     pub fn nodes(&self) -> &[Node] {
         &self.nodes
     }
+
+    /// Calls `f` with each node of address id `a`, in order.
+    fn each_node(&self, a: u32, mut f: impl FnMut(u32)) {
+        let (lo, hi) = self.ranges[a as usize];
+        for item in &self.items[lo as usize..hi as usize] {
+            if let Item::Node(id) = *item {
+                f(id);
+            }
+        }
+    }
 }
 
 /// The [`Translation`] of `addrs` (sorted and unique: an address's id is its index); not for
@@ -1321,6 +1331,59 @@ impl IdStacks {
         a.then(b)
     }
 
+    /// [`IdStacks::paths`] and [`NodePaths::reduce`] in one pass, the node paths not kept;
+    /// in two halves on two cores when `exact` (sums of whole numbers below 2^53, exact in
+    /// any order), else in one pass in order, as `reduce` adds up.
+    pub fn reduce_direct(&self, t: &Translation, exact: bool) -> Reduced {
+        let n = t.nodes.len();
+        let part = |from: usize, count: usize| {
+            let (mut flat, mut cum) = (vec![0.0f64; n], vec![0.0f64; n]);
+            let mut seen = vec![false; n];
+            let mut on_stack: Vec<u32> = vec![u32::MAX; n];
+            for (s, (k, v)) in self.iter().skip(from).take(count).enumerate() {
+                let s = s as u32;
+                let mut first = true;
+                for &a in k {
+                    t.each_node(a, |node| {
+                        let i = node as usize;
+                        if on_stack[i] != s {
+                            on_stack[i] = s;
+                            if first {
+                                flat[i] += v;
+                                first = false;
+                            }
+                            cum[i] += v;
+                            seen[i] = true;
+                        }
+                    });
+                }
+            }
+            (flat, cum, seen)
+        };
+        let ((mut flat, mut cum, mut seen), b) = if exact {
+            in_halves(self.ends.len(), |r| part(r.start, r.len()))
+        } else {
+            (part(0, self.ends.len()), None)
+        };
+        if let Some((f, c, sn)) = b {
+            for (x, y) in flat.iter_mut().zip(f) {
+                *x += y;
+            }
+            for (x, y) in cum.iter_mut().zip(c) {
+                *x += y;
+            }
+            for (x, y) in seen.iter_mut().zip(sn) {
+                *x |= y;
+            }
+        }
+        Reduced {
+            nodes: t.nodes.clone(),
+            flat,
+            cum,
+            seen,
+        }
+    }
+
     /// `self` with `b`'s stacks after its own.
     fn then(mut self, b: Option<IdStacks>) -> IdStacks {
         let Some(b) = b else { return self };
@@ -1400,15 +1463,12 @@ impl IdStacks {
             for (s, (k, _)) in self.iter().skip(from).take(n).enumerate() {
                 let s = s as u32;
                 for &a in k {
-                    let (lo, hi) = t.ranges[a as usize];
-                    for item in &t.items[lo as usize..hi as usize] {
-                        if let Item::Node(id) = *item
-                            && on_stack[id as usize] != s
-                        {
+                    t.each_node(a, |id| {
+                        if on_stack[id as usize] != s {
                             on_stack[id as usize] = s;
                             ids.push(id);
                         }
-                    }
+                    });
                 }
                 ends.push(ids.len() as u32);
             }
@@ -2108,6 +2168,29 @@ mod tests {
             .collect();
         assert_eq!(got, want);
         assert!(want.iter().any(|p| p.len() > 5));
+        // The paths summed as they are made: the sums of the paths kept, in halves (whole
+        // values) and in one pass.
+        let kept = paths.reduce(ids.values(), None);
+        for exact in [true, false] {
+            let direct = ids.reduce_direct(&t, exact);
+            assert!(Arc::ptr_eq(&kept.nodes, &direct.nodes));
+            assert_eq!(
+                (&kept.flat, &kept.cum, &kept.seen),
+                (&direct.flat, &direct.cum, &direct.seen)
+            );
+        }
+        // Values that are not whole, in one pass: the same sums in the same order.
+        let mut fractions = ids.clone();
+        for (i, v) in fractions.values.iter_mut().enumerate() {
+            *v += 0.1 * (i % 10) as f64 + 1e-9;
+        }
+        let kept = paths.reduce(fractions.values(), None);
+        let direct = fractions.reduce_direct(&t, false);
+        assert_eq!(
+            (&kept.flat, &kept.cum, &kept.seen),
+            (&direct.flat, &direct.cum, &direct.seen)
+        );
+        assert!(kept.cum.iter().any(|c| c.fract() != 0.0));
     }
 
     #[test]

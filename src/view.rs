@@ -160,6 +160,9 @@ pub(crate) struct Trimmed {
     ids: OnceLock<graph::IdStacks>,
     /// The report nodes of each of `ids`, per granularity, made when first asked for.
     paths: Mutex<Vec<(Grain, Arc<graph::NodePaths>)>>,
+    /// The values of `ids` are whole numbers whose magnitudes add up below 2^53 (see
+    /// [`Ctx::trimmed_text_once`]): their sums are exact in any order.
+    whole: bool,
 }
 
 impl Trimmed {
@@ -170,6 +173,7 @@ impl Trimmed {
             notes,
             ids: OnceLock::new(),
             paths: Mutex::new(Vec::new()),
+            whole: false,
         }
     }
 }
@@ -758,6 +762,8 @@ struct Start<'a> {
     ids: &'a OnceLock<graph::IdStacks>,
     /// Where their report nodes are kept, per granularity.
     paths: &'a Mutex<Vec<(Grain, Arc<graph::NodePaths>)>>,
+    /// The values of `ids` add up exactly in any order ([`Trimmed::whole`]).
+    whole: bool,
     /// `--flame --base`: the base's trimmed stacks, drawn beside the profile rather than
     /// subtracted.
     flame_base: Option<&'a Stacks>,
@@ -770,6 +776,7 @@ impl<'a> Start<'a> {
             stacks: &t.stacks,
             ids: &t.ids,
             paths: &t.paths,
+            whole: t.whole,
             flame_base: flame_base.map(|b| &b.stacks),
         }
     }
@@ -802,6 +809,20 @@ impl Ctx<'_> {
             let ids = start
                 .ids
                 .get_or_init(|| graph::IdStacks::of(start.stacks, self.session.address_ids()));
+            if !self.session.cache_views
+                && self.focus.is_none()
+                && self.ignore.is_none()
+                && self.cmd.is_none()
+            {
+                // One table of these stacks: their node paths are not kept.
+                text::write_total(out, total, topts.measure, thread).map_err(io_err)?;
+                let reduced = ids.reduce_direct(t, start.whole);
+                text::write_table(out, &reduced, symbols, topts).map_err(io_err)?;
+                if self.view.exit_after {
+                    std::mem::forget(reduced);
+                }
+                return Ok(());
+            }
             let grain = (self.gopts.granularity, self.gopts.show_addresses);
             let paths = {
                 let found = start
@@ -1128,8 +1149,9 @@ impl Ctx<'_> {
         );
         let ids = graph::IdStacks::of_samples(samples, key.index, &trim, s.address_ids());
         notes.extend(ids.unnamed_share_note(&s.addrs, &s.symbols));
-        let t = Trimmed::new(Stacks::default(), total, notes);
+        let mut t = Trimmed::new(Stacks::default(), total, notes);
         let _ = t.ids.set(ids);
+        t.whole = true;
         Some(t)
     }
 
