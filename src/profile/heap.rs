@@ -907,6 +907,13 @@ mod tests {
             b"\xc3\xa9",
             b"1234567",
             b"00000000",
+            b"89abcdef",
+            b"FEDCBA98",
+            b"0x7fb46a83ca10",
+            b"\x01",
+            b"\x7f",
+            b"\xb0",
+            b"\xe6",
         ];
         let mut next = crate::testing::xorshift(0x9e37_79b9_7f4a_7c15);
         let mut cases: Vec<Vec<u8>> = [
@@ -924,8 +931,8 @@ mod tests {
         .iter()
         .map(|c| c.to_vec())
         .collect();
-        for _ in 0..20_000 {
-            let len = next() % 8;
+        for _ in 0..40_000 {
+            let len = next() % 12;
             cases.push(
                 (0..len)
                     .flat_map(|_| alphabet[(next() % alphabet.len() as u64) as usize].to_vec())
