@@ -897,6 +897,48 @@ fn viewers_come_after_the_lines_and_gv_does_not_hold_the_shell() {
         assert_eq!(out, focused, "{cmd}: {err}");
         assert!(err.contains(says), "{cmd}: {err}");
     }
+    // A gv that cannot open a display fails at once: its message and the graph's place come
+    // before the next command's report (standard output and error into one file, in order).
+    let failing = dir.join("failing");
+    std::fs::create_dir_all(&failing).unwrap();
+    let gv = failing.join("gv");
+    std::fs::write(
+        &gv,
+        "#!/bin/sh\necho 'gv: Unable to open the display.' >&2\nexit 1\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&gv, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    std::os::unix::fs::symlink(dot.trim(), failing.join("dot")).unwrap();
+    let input = dir.join("in.txt");
+    std::fs::write(&input, "gv tdata\ntop1\n").unwrap();
+    let both = dir.join("both.txt");
+    let file = std::fs::File::create(&both).unwrap();
+    let status = Command::new(env!("CARGO_BIN_EXE_rpprof"))
+        .args([
+            "--interactive",
+            "--lib_prefix=.",
+            "./theap",
+            "theap.hprof.0003.heap",
+        ])
+        .current_dir("/tmp/rpprof-corpus/t-heap")
+        .env("PATH", &failing)
+        .env("TMPDIR", &dir)
+        .stdin(std::fs::File::open(&input).unwrap())
+        .stdout(file.try_clone().unwrap())
+        .stderr(file)
+        .status()
+        .unwrap();
+    let text = std::fs::read_to_string(&both).unwrap();
+    assert_eq!(status.code(), Some(0), "{text}");
+    let at = |what: &str| text.find(what).unwrap_or_else(|| panic!("{what}: {text}"));
+    let top = text.rfind("Total: 2.8 MB\n").unwrap();
+    assert!(at("gv: Unable to open the display.") < top, "{text}");
+    let said = at("rpprof: gv failed; the graph is in ");
+    assert!(said < top, "{text}");
+    // The graph is kept where the message says.
+    let kept = text[said..].lines().next().unwrap();
+    let kept = kept.trim_start_matches("rpprof: gv failed; the graph is in ");
+    assert!(Path::new(kept).exists(), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -293,9 +293,9 @@ pub fn remove_viewer_files() {
     }
 }
 
-/// Runs a viewer on `file` without waiting for it (the shell's `gv` and `evince`, as pprof
-/// runs them): the file is removed when the viewer exits 0 (or the shell ends); when the
-/// viewer cannot start, its path is said.
+/// Runs a viewer on `file` without waiting for it to be closed (the shell's `gv` and
+/// `evince`, as pprof runs them): the file is removed when the viewer exits 0 (or the shell
+/// ends); when the viewer cannot start or fails, its path is said.
 fn start_viewer(program: &str, args: &[&str], file: &Path, err: &mut dyn Write) {
     let child = Command::new(program)
         .args(args)
@@ -313,6 +313,29 @@ fn start_viewer(program: &str, args: &[&str], file: &Path, err: &mut dyn Write) 
             return;
         }
     };
+    // A viewer that cannot show the graph (no display) fails at once: waited for a moment,
+    // so that what it says and where the graph is come before the shell's next prompt.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(300);
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) if status.success() => {
+                let _ = std::fs::remove_file(file);
+                return;
+            }
+            Ok(Some(_)) => {
+                let _ = writeln!(
+                    err,
+                    "rpprof: {program} failed; the graph is in {}",
+                    file.display()
+                );
+                return;
+            }
+            Ok(None) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            _ => break,
+        }
+    }
     keep_until_shell_ends(file);
     let (program, file) = (program.to_string(), file.to_path_buf());
     // The thread only waits (no zombie is left) and tidies up; it ends with the process.
