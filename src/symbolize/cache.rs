@@ -26,7 +26,7 @@ use super::{Frame, NO_ENTRY};
 use crate::split::Work;
 
 /// The first bytes of an entry (the format's version is the last digit).
-const MAGIC: &[u8; 8] = b"RPSYMC03";
+const MAGIC: &[u8; 8] = b"RPSYMC04";
 /// Entries are removed, oldest first, once the folder holds more than this (bytes), unless
 /// `RPPROF_CACHE_MAX_MB` says otherwise.
 const DEFAULT_MAX_BYTES: u64 = 512 << 20;
@@ -658,12 +658,12 @@ fn encode_parts(key: &Key, answers: &Answers<'_>) -> [Vec<u8>; 3] {
         }
         i
     }
-    // The answers' size, to allocate once: per frame two numbers and a place.
+    // The answers' size, to allocate once: per frame three numbers and a place.
     let size: usize = answers
         .calls
         .iter()
         .flat_map(|(_, frames)| frames.iter().flatten())
-        .map(|frames| 4 + frames.iter().map(|f| 16 + f.fileline.len()).sum::<usize>())
+        .map(|frames| 4 + frames.iter().map(|f| 12 + f.fileline.len()).sum::<usize>())
         .sum();
     let mut calls = Writer(Vec::with_capacity(size + 64));
     calls.u64(answers.calls.len() as u64);
@@ -673,7 +673,9 @@ fn encode_parts(key: &Key, answers: &Answers<'_>) -> [Vec<u8>; 3] {
             calls.str(w);
         }
         // The addresses, their frames, and where the second half of them starts (see
-        // [`Halves`]), filled in once written.
+        // [`Halves`]), filled in once written. Each half: its frames' places (`file:line`)
+        // back to back, read as text at once, then per address its number of frames and per
+        // frame its names' numbers and its place's length.
         calls.u64(frames.len() as u64);
         let head = calls.0.len();
         for _ in 0..4 {
@@ -681,27 +683,32 @@ fn encode_parts(key: &Key, answers: &Answers<'_>) -> [Vec<u8>; 3] {
         }
         let half = frames.len() / 2;
         let (mut total, mut first) = (0u64, (0u64, 0u64));
-        for (i, f) in frames.iter().enumerate() {
-            if i == half {
-                first = (total, (calls.0.len() - head - 32) as u64);
-            }
-            match f {
-                None => calls.u32(NO_ENTRY),
-                Some(frames) => {
-                    calls.u32(frames.len() as u32);
-                    total += frames.len() as u64;
-                    for fr in frames.iter() {
-                        let f = number(&fr.function, &mut strings, &mut index);
-                        calls.u32(f);
-                        let s = number(&fr.short, &mut strings, &mut index);
-                        calls.u32(s);
-                        calls.str(&fr.fileline);
+        let (mut places, mut records) = (Vec::new(), Writer::default());
+        for (part, range) in [(0, 0..half), (1, half..frames.len())] {
+            places.clear();
+            records.0.clear();
+            for f in &frames[range] {
+                match f {
+                    None => records.u32(NO_ENTRY),
+                    Some(frames) => {
+                        records.u32(frames.len() as u32);
+                        total += frames.len() as u64;
+                        for fr in frames.iter() {
+                            let f = number(&fr.function, &mut strings, &mut index);
+                            records.u32(f);
+                            let s = number(&fr.short, &mut strings, &mut index);
+                            records.u32(s);
+                            records.u32(fr.fileline.len() as u32);
+                            places.extend_from_slice(fr.fileline.as_bytes());
+                        }
                     }
                 }
             }
-        }
-        if half == frames.len() {
-            first = (total, (calls.0.len() - head - 32) as u64);
+            calls.bytes(&places);
+            calls.0.extend_from_slice(&records.0);
+            if part == 0 {
+                first = (total, (calls.0.len() - head - 32) as u64);
+            }
         }
         for (k, v) in [total, half as u64, first.0, first.1]
             .into_iter()
@@ -791,14 +798,18 @@ fn decode(data: &[u8], question: &[u8]) -> Result<Entry, String> {
         }
         let at = r.at;
         let list = Halves::read(&mut r)?;
-        // Each frame takes 16 bytes or more.
+        // Each frame takes 12 bytes or more.
         let total = list.extra;
-        if total > r.data.len() / 16 {
+        if total > r.data.len() / 12 {
             return Err(format!("bad number of frames {total} at byte {at}"));
         }
         let parts = Halves::decode(&mut r, list, |r, n, frames| {
+            let at = r.at;
+            let places =
+                std::str::from_utf8(r.bytes()?).map_err(|_| format!("bad text at byte {at}"))?;
             let mut counts = Vec::with_capacity(n);
             let mut frames = Vec::with_capacity(frames);
+            let mut from = 0usize;
             for _ in 0..n {
                 let k = r.u32()?;
                 counts.push(k);
@@ -809,13 +820,21 @@ fn decode(data: &[u8], question: &[u8]) -> Result<Entry, String> {
                     let at = r.at;
                     let function = string(r.u32()?, at)?.clone();
                     let short = string(r.u32()?, at)?.clone();
-                    let fileline = r.str()?.to_string();
+                    let to = from.saturating_add(r.u32()? as usize);
+                    let fileline = places
+                        .get(from..to)
+                        .ok_or_else(|| format!("bad place length at byte {at}"))?
+                        .to_string();
+                    from = to;
                     frames.push(Frame {
                         function,
                         fileline,
                         short,
                     });
                 }
+            }
+            if from != places.len() {
+                return Err(format!("places left over before byte {}", r.at));
             }
             Ok((counts, frames))
         })?;
@@ -858,7 +877,10 @@ mod tests {
             calls: vec![
                 Call::new(
                     vec!["Warning: one".into()],
-                    vec![Some(vec![f("main", "a.c:1"), f("inl<int>", "a.c:2")]), None],
+                    vec![
+                        Some(vec![f("main", "a.c:1"), f("inl<int>", "dé.h:2")]),
+                        None,
+                    ],
                 ),
                 Call::new(vec![], vec![Some(vec![f("main", "a.c:3")])]),
             ],
