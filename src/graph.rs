@@ -1790,10 +1790,13 @@ fn node_of(key: Cow<'_, str>, a: u64, w: usize) -> Node {
     }
 }
 
-/// True when `key` is `a` printed by [`addr_key`].
+/// True when `key` is `a` printed by [`addr_key`]. (A name as long as an address, such as
+/// `lg::m012::f06123`, is told apart by its first bytes, without printing the address.)
 fn is_addr_key(key: &str, a: u64, w: usize) -> bool {
     let digits = (64 - a.leading_zeros() as usize).div_ceil(4).max(1);
-    key.len() == digits.max(w) && *key == addr_key(a, w)
+    key.len() == digits.max(w)
+        && key.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+        && *key == addr_key(a, w)
 }
 
 /// The node key of one frame at the chosen granularity: `func` with ` (inline)` when
@@ -2191,6 +2194,27 @@ mod tests {
             (&direct.flat, &direct.cum, &direct.seen)
         );
         assert!(kept.cum.iter().any(|c| c.fract() != 0.0));
+    }
+
+    /// An address's key is told from a name of the same length, and only the exact printing
+    /// of the address (lower case, zero-padded to the width) is one.
+    #[test]
+    fn address_keys_are_told_from_names() {
+        let a = 0x5579_f136_9b18;
+        assert!(is_addr_key("00005579f1369b18", a, 16));
+        assert!(is_addr_key("5579f1369b18", a, 12));
+        assert!(is_addr_key("5579f1369b18", a, 8));
+        for key in [
+            "lg::m012::f06123",
+            "00005579F1369B18",
+            "00005579f1369b19",
+            "0005579f1369b18 ",
+            "5579f1369b18",
+        ] {
+            assert!(!is_addr_key(key, a, 16), "{key}");
+        }
+        assert!(is_addr_key("0000000000000000", 0, 16));
+        assert!(is_addr_key("0", 0, 1));
     }
 
     #[test]
