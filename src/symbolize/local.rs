@@ -995,7 +995,13 @@ pub fn is_outside_name(name: &str) -> bool {
     if !name.as_bytes().last().is_some_and(u8::is_ascii_hexdigit) {
         return false;
     }
-    name.rsplit_once("+0x").is_some_and(|(file, hex)| {
+    // After the last `+0x` come hex digits only: the last `+` is that one's (a `+` after it
+    // would be no digit). Found by byte, without a substring search's set-up.
+    let Some(plus) = name.rfind('+') else {
+        return false;
+    };
+    let (file, rest) = name.split_at(plus);
+    rest.strip_prefix("+0x").is_some_and(|hex| {
         !file.is_empty()
             && !file.contains([' ', '(', '<'])
             && !hex.is_empty()
@@ -1540,6 +1546,49 @@ mod tests {
 
     /// Map lines are read as pprof reads them, on bytes: `\s` is ASCII blank space only (a
     /// no-break space is part of a name), and a library whose path is not ASCII keeps it.
+    /// Names made by `outside_name` are recognized, as by the search for the last `+0x`
+    /// they were first recognized with, over names with several `+`, `0x` and hex tails.
+    #[test]
+    fn outside_names_as_by_substring() {
+        let by_substring = |name: &str| {
+            name.as_bytes().last().is_some_and(u8::is_ascii_hexdigit)
+                && name.rsplit_once("+0x").is_some_and(|(file, hex)| {
+                    !file.is_empty()
+                        && !file.contains([' ', '(', '<'])
+                        && !hex.is_empty()
+                        && hex.bytes().all(|b| b.is_ascii_hexdigit())
+                })
+        };
+        let parts = [
+            "libc.so.6",
+            "+",
+            "0x",
+            "+0x",
+            "a1f",
+            "g",
+            " ",
+            "(",
+            "<",
+            "x",
+            "",
+        ];
+        let mut n = 0;
+        for a in parts {
+            for b in parts {
+                for c in parts {
+                    for d in parts {
+                        let name = format!("{a}{b}{c}{d}");
+                        assert_eq!(is_outside_name(&name), by_substring(&name), "{name:?}");
+                        n += usize::from(is_outside_name(&name));
+                    }
+                }
+            }
+        }
+        assert!(n > 20, "{n}");
+        assert!(is_outside_name(&outside_name("libjemalloc.so.2", 0x99630)));
+        assert!(!is_outside_name("lg::m012::f06123"));
+    }
+
     #[test]
     fn map_lines_are_read_with_perls_ascii_classes() {
         let lines = [
