@@ -127,22 +127,7 @@ pub fn addr_key(a: u64, width: usize) -> String {
 /// Appends [`addr_key`]`(a, width)` to `s` (without the formatting machinery: reports
 /// at address granularity make one per address).
 pub fn push_addr_key(s: &mut String, a: u64, width: usize) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    // The digits, right-aligned in a buffer of zeros as wide as the widest key.
-    let mut buf = [b'0'; 32];
-    let mut i = buf.len();
-    let mut v = a;
-    loop {
-        i -= 1;
-        buf[i] = HEX[(v & 0xf) as usize];
-        v >>= 4;
-        if v == 0 {
-            break;
-        }
-    }
-    let start = buf.len() - (buf.len() - i).max(width.min(buf.len()));
-    // ASCII digits: each byte is its own char (no UTF-8 check needed).
-    s.extend(buf[start..].iter().map(|&b| char::from(b)));
+    crate::units::push_hex(s, a, width);
 }
 
 /// The short name pprof matches skip lists against: that of the outermost frame.

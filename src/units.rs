@@ -169,6 +169,27 @@ pub fn decimal(mut n: u64, digits: &mut [u8; 20]) -> &[u8] {
     &digits[i..]
 }
 
+/// Appends `v` in lower-case hex, zero-padded to `width` digits (up to 32): what
+/// `format!("{v:0width$x}")` gives, without the formatting machinery.
+pub fn push_hex(s: &mut String, v: u64, width: usize) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    // The digits, right-aligned in a buffer of zeros as wide as the widest number.
+    let mut buf = [b'0'; 32];
+    let mut i = buf.len();
+    let mut v = v;
+    loop {
+        i -= 1;
+        buf[i] = HEX[(v & 0xf) as usize];
+        v >>= 4;
+        if v == 0 {
+            break;
+        }
+    }
+    let start = buf.len() - (buf.len() - i).max(width.min(buf.len()));
+    // ASCII digits: each byte is its own char (no UTF-8 check needed).
+    s.extend(buf[start..].iter().map(|&b| char::from(b)));
+}
+
 /// Appends `n` in decimal.
 fn push_u64(buf: &mut Vec<u8>, n: u64) {
     buf.extend_from_slice(decimal(n, &mut [0; 20]));
@@ -250,6 +271,27 @@ fn trim_zeros(s: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Hex as `format!("{v:0width$x}")` writes it, at the widths used and past them.
+    #[test]
+    fn hex_as_format_writes_it() {
+        for v in [
+            0u64,
+            1,
+            0xf,
+            0x10,
+            0x16b0,
+            0x5579_f136_9b18,
+            u64::MAX >> 1,
+            u64::MAX,
+        ] {
+            for width in [0usize, 1, 8, 12, 16, 20, 32] {
+                let mut s = String::from("x");
+                push_hex(&mut s, v, width);
+                assert_eq!(s, format!("x{v:0width$x}"), "{v:#x} {width}");
+            }
+        }
+    }
 
     #[test]
     fn percent_fast_path_equals_format() {

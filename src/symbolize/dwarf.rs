@@ -2385,10 +2385,46 @@ fn find_abstract_instance<'a>(
     let Some(unit) = slot.unit(dwarf) else {
         return;
     };
-    let Ok(entry) = unit.entry(off) else {
+    // The entry's naming attributes, the others skipped by their forms (reading every
+    // attribute into an entry cost about 1,000 instructions a lookup); nothing is taken
+    // from an entry that cannot be read to its end.
+    let Ok(mut raw) = unit.entries_raw(Some(off)) else {
         return;
     };
-    for a in entry.attrs() {
+    let Ok(Some(abbrev)) = raw.read_abbreviation() else {
+        return;
+    };
+    let naming = |name: gimli::DwAt| {
+        matches!(
+            name,
+            constants::DW_AT_name
+                | constants::DW_AT_specification
+                | constants::DW_AT_linkage_name
+                | constants::DW_AT_MIPS_linkage_name
+        )
+    };
+    let specs = abbrev.attributes();
+    let mut attrs = Vec::new();
+    let mut at = 0;
+    while at < specs.len() {
+        let unused = specs[at..]
+            .iter()
+            .take_while(|spec| !naming(spec.name()))
+            .count();
+        if unused > 0 {
+            if raw.skip_attributes(&specs[at..at + unused]).is_err() {
+                return;
+            }
+            at += unused;
+            continue;
+        }
+        let Ok(a) = raw.read_attribute(specs[at]) else {
+            return;
+        };
+        attrs.push(a);
+        at += 1;
+    }
+    for a in &attrs {
         match a.name() {
             constants::DW_AT_name => {
                 if out.name.is_none()

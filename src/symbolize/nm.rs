@@ -61,8 +61,9 @@ fn full_name(r: &Routine, data: &[u8], width: usize, memo: Option<&demangle::Mem
         n.push_str(&String::from_utf8_lossy(v.of(data)));
     }
     if r.tagged {
-        use std::fmt::Write as _;
-        let _ = write!(n, "<{:0w$x}>", r.line.addr, w = width);
+        n.push('<');
+        crate::units::push_hex(&mut n, r.line.addr, width);
+        n.push('>');
     }
     n
 }
