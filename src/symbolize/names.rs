@@ -21,6 +21,13 @@ pub fn short_name(full: &str, keep_templates: bool) -> String {
     let mut open: Vec<usize> = Vec::new();
     let mut i = 0;
     while i < b.len() {
+        // The bytes up to the next parenthesis, kept as they are.
+        let run = memchr::memchr2(b'(', b')', &b[i..]).unwrap_or(b.len() - i);
+        if run > 0 {
+            out.extend_from_slice(&b[i..i + run]);
+            i += run;
+            continue;
+        }
         let c = b[i];
         if c == b'(' {
             open.push(out.len());
@@ -54,9 +61,17 @@ pub fn short_name(full: &str, keep_templates: bool) -> String {
         // Balanced `<...>` groups, removed in place (what is kept never outruns what is
         // read).
         open.clear();
-        let mut w = 0;
-        for r in 0..out.len() {
+        let (mut w, mut r) = (0, 0);
+        while r < out.len() {
+            // The bytes up to the next angle bracket, moved down as they are.
+            let run = memchr::memchr2(b'<', b'>', &out[r..]).unwrap_or(out.len() - r);
+            if run > 0 {
+                out.copy_within(r..r + run, w);
+                (w, r) = (w + run, r + run);
+                continue;
+            }
             let c = out[r];
+            r += 1;
             if c == b'>' && !open.is_empty() {
                 w = open.pop().unwrap_or(0);
                 continue;
@@ -71,9 +86,12 @@ pub fn short_name(full: &str, keep_templates: bool) -> String {
     }
     // The last blank followed by `word::` ends a leading type.
     let mut cut = None;
-    for k in 0..out.len() {
-        if is_space(out[k]) && k + 1 < out.len() && starts_scope(&out[k + 1..]) {
-            cut = Some(k + 1);
+    // (Blanks are among the bytes up to b' ': most names have none.)
+    if out.iter().any(|&c| c <= b' ') {
+        for k in 0..out.len() {
+            if is_space(out[k]) && k + 1 < out.len() && starts_scope(&out[k + 1..]) {
+                cut = Some(k + 1);
+            }
         }
     }
     if let Some(k) = cut {
@@ -184,6 +202,20 @@ mod tests {
         for c in cases {
             for keep in [false, true] {
                 assert_eq!(short_name(c, keep), perl(c, keep), "{c} keep={keep}");
+            }
+        }
+        // Names made of the pieces that matter, in any order.
+        let pieces = [
+            "a", "b::", "(", ")", "<", ">", " ", "\t", "const", "int", "0", "f", "<00ab>", "x::y",
+        ];
+        let mut next = crate::testing::xorshift(0x2545_f491_4f6c_dd1d);
+        for _ in 0..3_000 {
+            let n = 1 + next() % 10;
+            let c: String = (0..n)
+                .map(|_| pieces[(next() % pieces.len() as u64) as usize])
+                .collect();
+            for keep in [false, true] {
+                assert_eq!(short_name(&c, keep), perl(&c, keep), "{c:?} keep={keep}");
             }
         }
     }
