@@ -52,9 +52,21 @@ fn full_name(r: &Routine, data: &[u8], width: usize, memo: Option<&demangle::Mem
         Ok(t) => std::borrow::Cow::Borrowed(t),
         Err(_) => String::from_utf8_lossy(raw),
     };
+    // Room for the version and the address tag: the name is made in one allocation.
+    let extra = r.line.version.map_or(0, |(v, _)| 2 + v.of(data).len())
+        + if r.tagged { 2 + width.max(16) } else { 0 };
     let mut n = match memo {
-        Some(m) => m.demangle(&raw).to_string(),
-        None => demangle::demangle(&raw),
+        Some(m) => {
+            let d = m.demangle(&raw);
+            let mut n = String::with_capacity(d.len() + extra);
+            n.push_str(&d);
+            n
+        }
+        None => {
+            let mut n = demangle::demangle(&raw);
+            n.reserve(extra);
+            n
+        }
     };
     if let Some((v, hidden)) = r.line.version {
         n.push_str(if hidden { "@" } else { "@@" });
