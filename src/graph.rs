@@ -837,9 +837,11 @@ fn fullname_to_shortname(symbols: &SymbolTable) -> FxHashMap<Arc<str>, String> {
 /// The hex digits of a trailing `<hex>` tag.
 fn tag_of(full: &str) -> Option<&str> {
     let body = full.strip_suffix('>')?;
-    let open = body.rfind('<')?;
-    let hex = &body[open + 1..];
-    (!hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit())).then_some(hex)
+    // The hex digits before the `>`, read from the end (a search for the last `<` would
+    // read the whole name): they must follow a `<`.
+    let digits = body.bytes().rev().take_while(u8::is_ascii_hexdigit).count();
+    let open = body.len().checked_sub(digits + 1)?;
+    (digits > 0 && body.as_bytes()[open] == b'<').then(|| &body[open + 1..])
 }
 
 /// pprof's `ReduceProfile`: names each frame at the chosen granularity (`TranslateStack`),
@@ -2179,6 +2181,31 @@ mod tests {
             (&direct.flat, &direct.cum, &direct.seen)
         );
         assert!(kept.cum.iter().any(|c| c.fract() != 0.0));
+    }
+
+    /// A name's `<address>` tag is found as the search for its last `<` found it.
+    #[test]
+    fn tags_as_by_the_last_bracket() {
+        fn by_search(full: &str) -> Option<&str> {
+            let body = full.strip_suffix('>')?;
+            let open = body.rfind('<')?;
+            let hex = &body[open + 1..];
+            (!hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit())).then_some(hex)
+        }
+        let parts = ["f", "<", ">", "00ab", "x", "é", "<0>", ""];
+        let mut n = 0;
+        for a in parts {
+            for b in parts {
+                for c in parts {
+                    for d in parts {
+                        let name = format!("{a}{b}{c}{d}");
+                        assert_eq!(tag_of(&name), by_search(&name), "{name:?}");
+                        n += usize::from(tag_of(&name).is_some());
+                    }
+                }
+            }
+        }
+        assert!(n > 20, "{n}");
     }
 
     /// An address's key is told from a name of the same length, and only the exact printing

@@ -991,22 +991,13 @@ pub fn outside_name(file_name: &str, vma: u64) -> Arc<str> {
 
 /// True when `name` is one [`outside_name`] made.
 pub fn is_outside_name(name: &str) -> bool {
-    // Most names end in `)` or a letter: no search through a long C++ name for those.
-    if !name.as_bytes().last().is_some_and(u8::is_ascii_hexdigit) {
-        return false;
-    }
-    // After the last `+0x` come hex digits only: the last `+` is that one's (a `+` after it
-    // would be no digit). Found by byte, without a substring search's set-up.
-    let Some(plus) = name.rfind('+') else {
-        return false;
-    };
-    let (file, rest) = name.split_at(plus);
-    rest.strip_prefix("+0x").is_some_and(|hex| {
-        !file.is_empty()
-            && !file.contains([' ', '(', '<'])
-            && !hex.is_empty()
-            && hex.bytes().all(|b| b.is_ascii_hexdigit())
-    })
+    // After the last `+0x` come hex digits only: read from the end, they must follow a
+    // `+0x` (the `x` ends them). Most names end in `)` or a letter: nothing more is read.
+    let digits = name.bytes().rev().take_while(u8::is_ascii_hexdigit).count();
+    digits > 0
+        && name[..name.len() - digits]
+            .strip_suffix("+0x")
+            .is_some_and(|file| !file.is_empty() && !file.contains([' ', '(', '<']))
 }
 
 /// True when some `PT_LOAD` segment, mapped with a 4, 16 or 64 KiB page size, spans exactly
