@@ -717,7 +717,7 @@ fn encode_parts(key: &Key, answers: &Answers<'_>) -> [Vec<u8>; 3] {
             calls.u64_at(head + 8 * k, v);
         }
     }
-    let names: usize = strings.iter().map(|s| 8 + s.len()).sum();
+    let names: usize = strings.iter().map(|s| 4 + s.len()).sum();
     let mut w = Writer(Vec::with_capacity(
         key.w.0.len() + key.file.len() + names + 64,
     ));
@@ -727,13 +727,22 @@ fn encode_parts(key: &Key, answers: &Answers<'_>) -> [Vec<u8>; 3] {
     w.bytes(&key.w.0);
     w.u8(u8::from(answers.nm_empty));
     w.u8(u8::from(answers.has_dwarf));
+    // The names in two halves, each its text back to back (read as text once), then the
+    // length of each name.
     let half = strings.len() / 2;
     for v in [strings.len(), 0, half, 0] {
         w.u64(v as u64);
     }
-    w.u64(strings[..half].iter().map(|s| 8 + s.len() as u64).sum());
-    for s in &strings {
-        w.str(s);
+    let text_of = |names: &[&str]| names.iter().map(|s| s.len() as u64).sum::<u64>();
+    w.u64(8 + text_of(&strings[..half]) + 4 * half as u64);
+    for names in [&strings[..half], &strings[half..]] {
+        w.u64(text_of(names));
+        for s in names {
+            w.0.extend_from_slice(s.as_bytes());
+        }
+        for s in names {
+            w.u32(s.len() as u32);
+        }
     }
     // A CRC-32 of everything before it: a byte changed on disk (inside a name, where the
     // format alone would not notice) makes the entry refused rather than read.
@@ -773,9 +782,21 @@ fn decode(data: &[u8], question: &[u8]) -> Result<Entry, String> {
     let has_dwarf = r.u8()? != 0;
     let list = Halves::read(&mut r)?;
     let parts = Halves::decode(&mut r, list, |r, n, _| {
-        let mut strings = Vec::with_capacity(n);
+        let at = r.at;
+        let text = std::str::from_utf8(r.bytes()?).map_err(|_| format!("bad text at byte {at}"))?;
+        let mut strings = Vec::with_capacity(n.min(text.len() + 1));
+        let mut from = 0usize;
         for _ in 0..n {
-            strings.push(Arc::from(r.str()?));
+            let at = r.at;
+            let to = from.saturating_add(r.u32()? as usize);
+            let name = text
+                .get(from..to)
+                .ok_or_else(|| format!("bad name length at byte {at}"))?;
+            strings.push(Arc::from(name));
+            from = to;
+        }
+        if from != text.len() {
+            return Err(format!("names left over before byte {}", r.at));
         }
         Ok(strings)
     })?;
