@@ -2403,26 +2403,9 @@ fn find_abstract_instance<'a>(
                 | constants::DW_AT_MIPS_linkage_name
         )
     };
-    let specs = abbrev.attributes();
     let mut attrs = Vec::new();
-    let mut at = 0;
-    while at < specs.len() {
-        let unused = specs[at..]
-            .iter()
-            .take_while(|spec| !naming(spec.name()))
-            .count();
-        if unused > 0 {
-            if raw.skip_attributes(&specs[at..at + unused]).is_err() {
-                return;
-            }
-            at += unused;
-            continue;
-        }
-        let Ok(a) = raw.read_attribute(specs[at]) else {
-            return;
-        };
-        attrs.push(a);
-        at += 1;
+    if read_attributes(&mut raw, abbrev.attributes(), naming, |a| attrs.push(a)).is_err() {
+        return;
     }
     for a in &attrs {
         match a.name() {
@@ -2997,33 +2980,10 @@ fn scan_functions<'a>(
         let mut low: u64 = 0;
         let mut high: u64 = 0;
         let mut high_rel = false;
-        let mut bad = false;
         let mut sibling = None;
-        let specs = abbrev.attributes();
-        let mut at = 0;
-        while at < specs.len() {
-            // The attributes that say nothing here (a function's declared place, type,
-            // frame base, parameters' flags...) are skipped by their forms, runs at once.
-            let unused = specs[at..]
-                .iter()
-                .take_while(|spec| !scan_reads(spec.name()))
-                .count();
-            if unused > 0 {
-                if raw.skip_attributes(&specs[at..at + unused]).is_err() {
-                    bad = true;
-                    break;
-                }
-                at += unused;
-                continue;
-            }
-            let a = match raw.read_attribute(specs[at]) {
-                Ok(a) => a,
-                Err(_) => {
-                    bad = true;
-                    break;
-                }
-            };
-            at += 1;
+        // The attributes that say nothing here (a function's declared place, type, frame
+        // base, parameters' flags...) are skipped by their forms.
+        let read = read_attributes(&mut raw, abbrev.attributes(), scan_reads, |a| {
             match a.name() {
                 constants::DW_AT_sibling => {
                     if let AttributeValue::UnitRef(o) = a.value() {
@@ -3081,8 +3041,8 @@ fn scan_functions<'a>(
                 }
                 _ => {}
             }
-        }
-        if bad {
+        });
+        if read.is_err() {
             sc.events.truncate(ev_start);
             sc.damaged = Some(offset.0);
             break;
@@ -3132,6 +3092,34 @@ fn scan_functions<'a>(
         wanted,
         all,
     ))
+}
+
+/// Reads the attributes of the entry at `raw` (its abbreviation code read, `specs` its
+/// abbreviation's attributes), calling `f` with each whose name `reads` accepts; the others
+/// are skipped by their forms, runs of them at once. `Err` when the entry cannot be read to
+/// its end (`f` may have been called for some of its attributes).
+fn read_attributes<'a>(
+    raw: &mut gimli::EntriesRaw<'_, R<'a>>,
+    specs: &[gimli::AttributeSpecification],
+    reads: impl Fn(gimli::DwAt) -> bool,
+    mut f: impl FnMut(gimli::Attribute<R<'a>>),
+) -> Result<(), ()> {
+    let mut at = 0;
+    while at < specs.len() {
+        let unused = specs[at..]
+            .iter()
+            .take_while(|spec| !reads(spec.name()))
+            .count();
+        if unused > 0 {
+            raw.skip_attributes(&specs[at..at + unused])
+                .map_err(|_| ())?;
+            at += unused;
+            continue;
+        }
+        f(raw.read_attribute(specs[at]).map_err(|_| ())?);
+        at += 1;
+    }
+    Ok(())
 }
 
 /// True for the attributes of a function's entry that [`scan_functions`] reads.
