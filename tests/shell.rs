@@ -827,23 +827,28 @@ fn viewers_come_after_the_lines_and_gv_does_not_hold_the_shell() {
     )
     .unwrap();
     std::os::unix::fs::symlink(dot.trim(), bin.join("dot")).unwrap();
-    let run = |transcript: &str, path: &Path| {
+    // The shell on t-heap, `transcript` its input, with only `path`'s programs.
+    let shell = |transcript: &str, path: &Path| {
         let input = dir.join("in.txt");
         std::fs::write(&input, transcript).unwrap();
+        let mut c = Command::new(env!("CARGO_BIN_EXE_rpprof"));
+        c.args([
+            "--interactive",
+            "--lib_prefix=.",
+            "./theap",
+            "theap.hprof.0003.heap",
+        ])
+        .current_dir("/tmp/rpprof-corpus/t-heap")
+        .env("PATH", path)
+        .env("BROWSER", "true")
+        .env("TMPDIR", &dir)
+        .stdin(std::fs::File::open(&input).unwrap());
+        c
+    };
+    let run = |transcript: &str, path: &Path| {
         let (out, err) = (dir.join("out.txt"), dir.join("err.txt"));
         // Files, not pipes: a viewer left running would hold a pipe open.
-        let status = Command::new(env!("CARGO_BIN_EXE_rpprof"))
-            .args([
-                "--interactive",
-                "--lib_prefix=.",
-                "./theap",
-                "theap.hprof.0003.heap",
-            ])
-            .current_dir("/tmp/rpprof-corpus/t-heap")
-            .env("PATH", path)
-            .env("BROWSER", "true")
-            .env("TMPDIR", &dir)
-            .stdin(std::fs::File::open(&input).unwrap())
+        let status = shell(transcript, path)
             .stdout(std::fs::File::create(&out).unwrap())
             .stderr(std::fs::File::create(&err).unwrap())
             .status()
@@ -909,21 +914,9 @@ fn viewers_come_after_the_lines_and_gv_does_not_hold_the_shell() {
     .unwrap();
     std::fs::set_permissions(&gv, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     std::os::unix::fs::symlink(dot.trim(), failing.join("dot")).unwrap();
-    let input = dir.join("in.txt");
-    std::fs::write(&input, "gv tdata\ntop1\n").unwrap();
     let both = dir.join("both.txt");
     let file = std::fs::File::create(&both).unwrap();
-    let status = Command::new(env!("CARGO_BIN_EXE_rpprof"))
-        .args([
-            "--interactive",
-            "--lib_prefix=.",
-            "./theap",
-            "theap.hprof.0003.heap",
-        ])
-        .current_dir("/tmp/rpprof-corpus/t-heap")
-        .env("PATH", &failing)
-        .env("TMPDIR", &dir)
-        .stdin(std::fs::File::open(&input).unwrap())
+    let status = shell("gv tdata\ntop1\n", &failing)
         .stdout(file.try_clone().unwrap())
         .stderr(file)
         .status()
