@@ -15,6 +15,7 @@ use std::process::{Command, Stdio};
 
 use crate::error::{Error, Result};
 use crate::report::list::AddressValues;
+use crate::report::source::Source;
 use crate::symbolize::local::ListedRoutine;
 use crate::units::Measure;
 
@@ -225,7 +226,7 @@ pub fn write(
 ) -> Result<()> {
     let io = |e: io::Error| Error::internal(format!("write: {e}"));
     let total = crate::units::sum(values.flat.values());
-    let mut sources: HashMap<String, Option<Vec<String>>> = HashMap::new();
+    let mut sources: HashMap<String, Option<Source>> = HashMap::new();
     for r in routines {
         let insns = parse_objdump(&objdump(objdump_program, r)?);
         write_routine(out, r, &insns, values, measure, total, quirks, &mut sources).map_err(io)?;
@@ -246,7 +247,7 @@ pub fn write_routine(
     measure: Measure,
     total: f64,
     quirks: bool,
-    sources: &mut HashMap<String, Option<Vec<String>>>,
+    sources: &mut HashMap<String, Option<Source>>,
 ) -> io::Result<()> {
     let alt = |v: f64| measure.unparse_alt(v);
     // Each instruction's values: the addresses up to the next instruction (or the end).
@@ -321,7 +322,7 @@ pub fn write_routine(
             .entry(current.clone())
             .or_insert_with(|| read_source(&current))
             .as_ref()
-            .and_then(|l| usize::try_from(line - 1).ok().and_then(|n| l.get(n)));
+            .and_then(|l| usize::try_from(line - 1).ok().and_then(|n| l.line(n)));
         if let Some(text) = text {
             writeln!(
                 out,
@@ -346,14 +347,12 @@ pub fn write_routine(
     Ok(())
 }
 
-/// A source file's lines, if it can be read.
-fn read_source(path: &str) -> Option<Vec<String>> {
+/// A source file, if it can be read (and is not empty: its one empty line is not shown).
+fn read_source(path: &str) -> Option<Source> {
     if path.is_empty() {
         return None;
     }
-    let data = std::fs::read(path).ok()?;
-    let text = String::from_utf8_lossy(&data).replace('\r', "");
-    Some(text.lines().map(str::to_string).collect())
+    Source::read(path).ok().filter(|s| !s.is_empty())
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@
 use std::collections::HashMap;
 use std::io::{self, Write};
 
+use super::source::Source;
 use crate::symbolize::local::ListedRoutine;
 use crate::units::Measure;
 
@@ -77,15 +78,18 @@ fn clean_file_name(f: &str) -> &str {
     f.strip_prefix("./").unwrap_or(f)
 }
 
-/// Source lines without line ends (and without carriage returns, as pprof drops them).
-fn read_lines(path: &str) -> io::Result<Vec<String>> {
-    let data = std::fs::read(path)?;
-    let text = String::from_utf8_lossy(&data).replace('\r', "");
-    let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
-    if text.ends_with('\n') {
-        lines.pop();
+/// The source files read so far, by name: a file's routines are listed one after the
+/// other (thousands of them in a big program), each from the file read once. A file that
+/// cannot be read keeps its message.
+#[derive(Default)]
+struct Sources(HashMap<String, Result<Source, String>>);
+
+impl Sources {
+    fn get(&mut self, path: &str) -> &Result<Source, String> {
+        self.0
+            .entry(path.to_string())
+            .or_insert_with(|| Source::read(path))
     }
-    Ok(lines)
 }
 
 /// Writes the listing of each routine; problems (no file name, unreadable source) go to
@@ -101,6 +105,7 @@ pub fn write(
     cuts: &[Option<u64>],
 ) -> io::Result<()> {
     let alt = |v: f64| measure.unparse_alt(v);
+    let mut sources = Sources::default();
     for (i, r) in routines.iter().enumerate() {
         let cut = cuts.get(i).copied().flatten();
         let runs = &r.runs;
@@ -119,21 +124,20 @@ pub fn write(
             .iter()
             .find(|e| e.file == filename)
             .map_or(1, |e| e.line);
-        let source = match read_lines(&filename) {
+        let source = match sources.get(&filename) {
             Ok(l) => l,
-            Err(e) => {
-                // As Perl prints `$!`: the system's message only.
-                let msg = e.to_string();
-                let msg = msg.split(" (os error").next().unwrap_or(&msg);
+            Err(msg) => {
                 writeln!(err, "{filename}: {msg}")?;
                 continue;
             }
         };
         // Extend the last line while the source stays indented as deep as the first line.
+        // (Nothing happens before the first of the two lines: the walk starts there.)
         let oldlastline = lastline;
         let mut first_indentation = -1;
-        for (i, text) in source.iter().enumerate() {
-            let l = i as i64 + 1;
+        let from = (firstline.min(lastline).max(1) - 1) as usize;
+        for (i, text) in source.lines_from(from).enumerate() {
+            let l = (from + i) as i64 + 1;
             let indent = indentation(text);
             if l >= firstline && first_indentation < 0 && indent >= 0 {
                 first_indentation = indent;
@@ -184,9 +188,14 @@ pub fn write(
             measure.unparse(total2),
             measure.units()
         )?;
-        for (i, text) in source.iter().enumerate() {
-            let l = i as i64 + 1;
-            if l >= firstline - 5 && (l <= oldlastline + 5 || l <= lastline) {
+        // The lines shown: five before the first, to five after the last (or the extended
+        // last, when further).
+        let (shown_from, shown_to) = (firstline - 5, (oldlastline + 5).max(lastline));
+        let skip = usize::try_from(shown_from - 1).unwrap_or(0);
+        let take = usize::try_from(shown_to - shown_from + 1).unwrap_or(0);
+        for (i, text) in source.lines_from(skip).take(take).enumerate() {
+            let l = (skip + i) as i64 + 1;
+            if l >= shown_from && l <= shown_to {
                 if l == firstline {
                     out.write_all(b"---\n")?;
                 }

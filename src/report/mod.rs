@@ -10,6 +10,7 @@ pub mod list;
 pub mod peek;
 pub mod proto;
 pub mod raw;
+pub mod source;
 pub mod stacks;
 pub mod symbols;
 pub mod text;
