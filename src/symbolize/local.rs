@@ -192,12 +192,6 @@ struct Cached {
     complete: bool,
 }
 
-fn re(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
-    // SANITY: constant patterns, exercised by the tests.
-    #[allow(clippy::unwrap_used)]
-    cell.get_or_init(|| Regex::new(pattern).unwrap())
-}
-
 /// A map-line pattern, matched on bytes with Perl's ASCII classes (`\s`, `\d`, `\w`, `(?i)`)
 /// as pprof's byte strings are: it also compiles in a fifth of the time of its Unicode form
 /// (half a millisecond of every run).
@@ -1526,6 +1520,61 @@ impl Local {
 mod tests {
     use super::*;
 
+    /// The places of a listing are read as pprof's patterns read them (the patterns it
+    /// used to be read with here): every text of up to four pieces among colons, digits of
+    /// two scripts, white space, line ends, discriminators and `?`.
+    #[test]
+    fn places_as_by_pprof_patterns() {
+        // unwrap: constant patterns.
+        let objdump_re = Regex::new(r"\s*([^:\s]+):(\d+)\s*$").unwrap();
+        let top_re = Regex::new(r"^(.*):(\d+)$").unwrap();
+        let by_re = |re: &Regex, place: &str| -> Option<(String, i64)> {
+            let c = re.captures(place)?;
+            Some((c[1].to_string(), c[2].parse().ok()?))
+        };
+        let parts = [
+            "a.c",
+            ":",
+            "12",
+            "\u{0663}",
+            " ",
+            "\n",
+            "\t",
+            "?",
+            ":?",
+            " (discriminator 3)",
+            "",
+            "99999999999999999999",
+            "x y",
+        ];
+        let owned = |p: Option<(&str, i64)>| p.map(|(f, l)| (f.to_string(), l));
+        for place in crate::testing::joined(&parts, 4) {
+            assert_eq!(
+                owned(objdump_place(&place)),
+                by_re(&objdump_re, &place),
+                "{place:?}"
+            );
+            assert_eq!(
+                owned(top_level_place(&place, true)),
+                by_re(&top_re, &place),
+                "jeprof {place:?}"
+            );
+            let mut p = place
+                .split(" (discriminator ")
+                .next()
+                .unwrap_or(&place)
+                .to_string();
+            if let Some(q) = p.strip_suffix(":?") {
+                p = format!("{q}:0");
+            }
+            assert_eq!(
+                owned(top_level_place(&place, false)),
+                by_re(&top_re, &p),
+                "{place:?}"
+            );
+        }
+    }
+
     /// The answers of a fresh symbolizer for `addrs` of `prog` (no memory map).
     fn fresh(prog: &Path, addrs: &[u64]) -> Vec<Option<Vec<Frame>>> {
         let table = Local::new(prog, &[], &Options::default()).symbolize(addrs, &mut Vec::new());
@@ -1738,29 +1787,47 @@ fn to_abs(vma: u64, start: u64, offset: u64, segments: &[super::elf::Segment]) -
 
 /// The place objdump's `-l` would print for a byte, as pprof reads it: `file:line` only (a
 /// line with a discriminator, `file:line (discriminator 3)`, is not read, so the place
-/// before it stays).
-fn objdump_place(place: &str) -> Option<(String, i64)> {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    let c = re(&RE, r"\s*([^:\s]+):(\d+)\s*$").captures(place)?;
-    Some((c[1].to_string(), c[2].parse().ok()?))
+/// before it stays). pprof's pattern `\s*([^:\s]+):(\d+)\s*$`: the line's digits end the
+/// text (but for white space), after a colon and the run of characters before it that are
+/// neither colons nor white space.
+fn objdump_place(place: &str) -> Option<(&str, i64)> {
+    let t = place.trim_end_matches(char::is_whitespace);
+    let (head, digits) = t.rsplit_once(':')?;
+    let file = head
+        .rsplit(|c: char| c == ':' || c.is_whitespace())
+        .next()?;
+    if file.is_empty() {
+        return None;
+    }
+    Some((file, ascii_number(digits)?))
 }
 
 /// The place addr2line gives the outermost frame, as pprof's `GetTopLevelLineNumbers`
-/// reads it: `file:line` exactly. google-pprof drops a discriminator and reads an unknown
-/// line (`:?`) as line 0 first; jeprof does neither, so it does not read those places.
-fn top_level_place(place: &str, jeprof: bool) -> Option<(String, i64)> {
-    static RE: OnceLock<Regex> = OnceLock::new();
+/// reads it: `file:line` exactly (pprof's `^(.*):(\d+)$`: no line end in it). google-pprof
+/// drops a discriminator and reads an unknown line (`:?`) as line 0 first; jeprof does
+/// neither, so it does not read those places.
+fn top_level_place(place: &str, jeprof: bool) -> Option<(&str, i64)> {
     let mut place = place;
-    let zero;
     if !jeprof {
         place = place.split(" (discriminator ").next().unwrap_or(place);
         if let Some(p) = place.strip_suffix(":?") {
-            zero = format!("{p}:0");
-            place = &zero;
+            return (!p.contains('\n')).then_some((p, 0));
         }
     }
-    let c = re(&RE, r"^(.*):(\d+)$").captures(place)?;
-    Some((c[1].to_string(), c[2].parse().ok()?))
+    let (file, digits) = place.rsplit_once(':')?;
+    if file.contains('\n') {
+        return None;
+    }
+    Some((file, ascii_number(digits)?))
+}
+
+/// `digits` as a number when it is one or more ASCII digits that fit. (pprof's `\d` takes
+/// any script's digits, which its number then does not read: no place either way.)
+fn ascii_number(digits: &str) -> Option<i64> {
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
 }
 
 impl Local {
@@ -1828,11 +1895,9 @@ impl Local {
                 .routines
                 .iter()
                 .filter(|r| {
-                    r.end > r.start
-                        && (re.is_match(nm.full(r))
-                            || (by_short_name && re.is_match(nm.short(r, keep))))
-                })
-                .filter(|r| {
+                    if r.end <= r.start {
+                        return false;
+                    }
                     let (a, b) = (abs_of(r.start), abs_of(r.end));
                     // Looked up, not walked: a damaged symbol can span most of the
                     // address space.
@@ -1843,6 +1908,11 @@ impl Local {
                     // can name a run of code).
                     (nearest || (a >= lib.start && a <= lib.finish))
                         && wanted.get(first).is_some_and(|&w| w < b)
+                })
+                // (The pattern is tried last: on the few routines with samples, not on
+                // every symbol of a big program.)
+                .filter(|r| {
+                    re.is_match(nm.full(r)) || (by_short_name && re.is_match(nm.short(r, keep)))
                 })
                 .collect();
             // pprof sorts by short name, leaving ties in hash order; rpprof by full name then.
@@ -1873,13 +1943,15 @@ impl Local {
                 let mut objdump = (String::new(), -1);
                 for vma in r.start..end {
                     let frames = a2l.lookup(vma, inlines);
-                    if let Some(p) = frames.first().and_then(|f| objdump_place(&f.place)) {
-                        objdump = p;
+                    if let Some((file, line)) = frames.first().and_then(|f| objdump_place(&f.place))
+                        && (objdump.1, objdump.0.as_str()) != (line, file)
+                    {
+                        objdump = (file.to_string(), line);
                     }
                     let (file, line) = frames
                         .last()
                         .and_then(|f| top_level_place(&f.place, jeprof))
-                        .unwrap_or_else(|| objdump.clone());
+                        .unwrap_or((&objdump.0, objdump.1));
                     let abs = abs_of(vma);
                     match runs.last_mut() {
                         Some(last) if last.file == file && last.line == line && last.end == abs => {
@@ -1888,7 +1960,7 @@ impl Local {
                         _ => runs.push(SourceRun {
                             start: abs,
                             end: abs + 1,
-                            file,
+                            file: file.to_string(),
                             line,
                         }),
                     }
