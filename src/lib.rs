@@ -40,6 +40,7 @@
 #![deny(clippy::unwrap_used)]
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+pub mod cancel;
 pub mod cli;
 pub mod error;
 pub mod graph;

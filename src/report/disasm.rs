@@ -228,6 +228,8 @@ pub fn write(
     let total = crate::units::sum(values.flat.values());
     let mut sources: HashMap<String, Option<Source>> = HashMap::new();
     for r in routines {
+        // Ctrl-C in the shell stops the listing between routines.
+        crate::cancel::check().map_err(crate::session::io_err)?;
         let insns = parse_objdump(&objdump(objdump_program, r)?);
         write_routine(out, r, &insns, values, measure, total, quirks, &mut sources).map_err(io)?;
     }

@@ -107,6 +107,7 @@ pub fn write(
     let alt = |v: f64| measure.unparse_alt(v);
     let mut sources = Sources::default();
     for (i, r) in routines.iter().enumerate() {
+        crate::cancel::check()?;
         let cut = cuts.get(i).copied().flatten();
         let runs = &r.runs;
         let Some(filename) = runs.iter().find(|e| e.line >= 0).map(|e| e.file.clone()) else {

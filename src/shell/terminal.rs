@@ -7,7 +7,6 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use rustyline::completion::{Completer, FilenameCompleter, Pair};
 use rustyline::error::ReadlineError;
@@ -159,13 +158,11 @@ impl Terminal {
     }
 }
 
-/// Set by Ctrl-C while a command runs (the editor reads the key itself at the prompt; while
-/// a command runs the terminal sends SIGINT).
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
+/// Ctrl-C while a command runs (the editor reads the key itself at the prompt; while a
+/// command runs the terminal sends SIGINT): a request to stop it ([`crate::cancel`]).
 #[cfg(target_os = "linux")]
 extern "C" fn on_interrupt(_: libc::c_int) {
-    INTERRUPTED.store(true, Ordering::Relaxed);
+    crate::cancel::request();
 }
 
 /// Makes Ctrl-C during a command stop the command (its report, and the programs it runs:
@@ -187,22 +184,13 @@ fn catch_interrupts() {
 /// with "interrupted") until the next prompt.
 pub struct Interruptible<'a>(pub &'a mut dyn Write);
 
-impl Interruptible<'_> {
-    fn check() -> std::io::Result<()> {
-        if INTERRUPTED.load(Ordering::Relaxed) {
-            return Err(std::io::Error::other("interrupted (Ctrl-C)"));
-        }
-        Ok(())
-    }
-}
-
 impl Write for Interruptible<'_> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        Self::check()?;
+        crate::cancel::check()?;
         self.0.write(buf)
     }
     fn flush(&mut self) -> std::io::Result<()> {
-        Self::check()?;
+        crate::cancel::check()?;
         self.0.flush()
     }
 }
@@ -221,7 +209,7 @@ impl Terminal {
 
 impl Input for Terminal {
     fn read_line(&mut self, prompt: &str, err: &mut dyn Write) -> Option<String> {
-        INTERRUPTED.store(false, Ordering::Relaxed);
+        crate::cancel::clear();
         if let Some(line) = self.pasted.pop_front() {
             // Shown as the editor shows a line typed.
             let _ = writeln!(err, "{prompt}{line}");

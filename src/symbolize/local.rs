@@ -1927,6 +1927,11 @@ impl Local {
             let a2l = Addr2Line::new(&img.elf, img.dwarf.as_deref());
             let inlines = nm.fini.is_some();
             for r in chosen {
+                // Ctrl-C in the shell: the routines looked up so far are returned, and the
+                // report that writes them stops (`crate::cancel`).
+                if crate::cancel::requested() {
+                    return out;
+                }
                 let mut runs: Vec<SourceRun> = Vec::new();
                 let end = r.end.min(r.start.saturating_add(MAX_LISTED_BYTES));
                 let listed = ListedRoutine {
