@@ -589,7 +589,10 @@ pub fn program_name(target: &Target, err: &mut dyn Write) -> Result<String> {
         return Ok(UNKNOWN_PROGRAM.to_string());
     };
     let text = String::from_utf8_lossy(&body);
-    let name = text.lines().next().unwrap_or("").trim().to_string();
+    // The first line; a program's `/proc/self/cmdline` (its arguments after NULs) up to the
+    // first NUL, as pprof cuts it.
+    let line = text.lines().next().unwrap_or("");
+    let name = line.split('\0').next().unwrap_or("").trim().to_string();
     if name.is_empty() {
         let _ = writeln!(
             err,
@@ -828,7 +831,8 @@ pub fn check_symbols(target: &Target) -> Result<()> {
         Some(Ok(_)) => {}
         _ => {
             return Err(Error::refused(format!(
-                "{url}: not a symbol page (expected \"num_symbols: N\", got {first:?})"
+                "{url}: not a symbol page (expected \"num_symbols: N\", got {:?})",
+                crate::profile::shorten(first.as_bytes(), 80)
             )));
         }
     }

@@ -371,6 +371,32 @@ fn a_server_without_cmdline_is_still_read() {
     );
 }
 
+/// A program-name page in `/proc/self/cmdline` form (the arguments after NULs) names the
+/// program by its first argument, as pprof cuts it; a page that is not a symbol page is
+/// quoted in the error only in part.
+#[test]
+fn a_cmdline_of_nuls_and_a_long_answer() {
+    let Some(s) = start("a_cmdline_of_nuls_and_a_long_answer") else {
+        return;
+    };
+    let out = s.rpprof(&["--text", &s.url("/argv/pprof/heap")], &[]);
+    let report = ok(&out);
+    assert!(report.contains("remote_alloc_big"), "{report}");
+    let saved = s.saved();
+    assert_eq!(saved.len(), 1, "{saved:?}");
+    let name = saved[0].file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        name.starts_with("tremote.") && !name.contains('\0') && !name.contains("--"),
+        "{name:?}"
+    );
+    let out = s.rpprof(&["--text", &s.url("/longsym/pprof/heap")], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = text(&out.stderr);
+    assert!(err.contains("not a symbol page"), "{err}");
+    assert!(err.len() < 400, "{} bytes of error", err.len());
+}
+
 /// A `seconds=` in the argument's own query is the profile's: not asked twice, said in the
 /// message, which comes before the wait (the file is not there yet when it is read).
 #[test]

@@ -15,6 +15,7 @@ mod cpu;
 mod distinct;
 mod heap;
 mod lines;
+pub(crate) use lines::shorten;
 pub mod maps;
 mod symbolized;
 mod thread;

@@ -10,8 +10,10 @@
 //   /pprof/cmdline         argv, one per line
 // and, for the error tests, as prefixes of those pages: /status/500, /auth (401 with an HTML
 // page), /garbage (200 with HTML), /slow (answers after 10 s), /stripped and /few (symbol
-// pages without symbols and naming half the addresses), /nocmd (no /pprof/cmdline). It exits after a request to
-// /quit, or after 10 minutes.
+// pages without symbols and naming half the addresses), /nocmd (no /pprof/cmdline), /argv
+// (/pprof/cmdline as /proc/self/cmdline has it: the arguments after NULs), /longsym (a
+// symbol page of one 100,000-byte line). It exits after a request to /quit, or after 10
+// minutes.
 #include <arpa/inet.h>
 #include <cxxabi.h>
 #include <dlfcn.h>
@@ -148,6 +150,24 @@ static void handle(int fd) {
     if (path.rfind("/few/", 0) == 0) {
         path = path.substr(4);
         few = true;
+    }
+    // /argv: the program-name page of a server that sends its /proc/self/cmdline.
+    if (path.rfind("/argv/", 0) == 0) {
+        path = path.substr(5);
+        if (path == "/pprof/cmdline") {
+            std::string s;
+            for (auto& a : g_argv) s += a + std::string(1, '\0');
+            reply(fd, 200, "OK", s);
+            return;
+        }
+    }
+    // /longsym: a symbol page that is not one, in a line of 100,000 bytes.
+    if (path.rfind("/longsym/", 0) == 0) {
+        path = path.substr(8);
+        if (path == "/pprof/symbol") {
+            reply(fd, 200, "OK", std::string(100000, 'A') + "\n");
+            return;
+        }
     }
     // /nocmd: a server without the program-name page.
     if (path.rfind("/nocmd/", 0) == 0) {
