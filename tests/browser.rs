@@ -464,6 +464,58 @@ fn flame_graph_zoom_search_callers_and_pickers() {
     let info = b.js("return document.getElementById('flame-info').textContent");
     assert!(info.as_str().unwrap().contains("change +"), "{info}");
     b.screenshot("flame-diff");
+
+    // At line granularity a frame's actions match its place: focus keeps the stacks
+    // through that line. At address granularity only Callers is offered.
+    b.open(&format!("{}/ui/flamegraph?view={H3}&g=lines", s.url));
+    b.wait(
+        "the flame graph of lines",
+        "return !!document.getElementById('flame-svg')",
+    );
+    let name = b.js("return Array.from(document.querySelectorAll('#flame g.frame')).map(g => g.dataset.name).find(n => /^tdata::store::Slab::take .*:[0-9]+$/.test(n))");
+    let name = name
+        .as_str()
+        .expect("a frame of Slab::take's lines")
+        .to_string();
+    b.click(&format!("#flame g.frame[data-name='{name}'] rect"));
+    let offered =
+        b.js("return Array.from(document.querySelectorAll('#flame-actions a')).map(a => a.id)");
+    assert_eq!(
+        offered,
+        json!([
+            "action-callers",
+            "action-focus",
+            "action-ignore",
+            "action-hide",
+            "action-top"
+        ]),
+        "{name}"
+    );
+    b.click("#action-focus");
+    b.wait(
+        "the focused flame graph",
+        "return location.search.includes('f=') && !!document.getElementById('flame-svg')",
+    );
+    let kept = b.js(
+        "return Array.from(document.querySelectorAll('#flame g.frame')).map(g => g.dataset.name)",
+    );
+    assert!(
+        kept.as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str() == Some(name.as_str())),
+        "{name} not in {kept}"
+    );
+    b.screenshot("flame-lines-focus");
+    b.open(&format!("{}/ui/flamegraph?view={H3}&g=addresses", s.url));
+    b.wait(
+        "the flame graph of addresses",
+        "return !!document.getElementById('flame-svg')",
+    );
+    b.click("#flame g.frame:nth-of-type(2) rect");
+    let offered =
+        b.js("return Array.from(document.querySelectorAll('#flame-actions a')).map(a => a.id)");
+    assert_eq!(offered, json!(["action-callers"]));
 }
 
 #[test]

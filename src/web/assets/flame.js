@@ -43,6 +43,20 @@
   }
 
   const params = new URLSearchParams(window.location.search);
+  const grain = params.get('g') || 'functions';
+
+  // What focus, ignore, hide and the top page match for a frame: its function's names at
+  // function granularity; at line granularity its place (`file:line`, the end of its name);
+  // at file granularity the lines of the file; at address granularity, or for a frame of
+  // unknown place (`??:0`), nothing (null: no such actions).
+  function frameRe(name) {
+    if (grain === 'functions') return functionRe(name);
+    const n = name.replace(/ \(inline\)$/, '');
+    if (/(?:^| )\?\?:0$/.test(n)) return null;
+    if (grain === 'files') return '^' + quoteMeta(n) + ':\\d+$';
+    const place = grain === 'lines' && /(?:^| )([^ ]*:\d+)$/.exec(n);
+    return place ? '^' + quoteMeta(place[1]) + '$' : null;
+  }
   const pivotText = params.get('p');
   const pivot = compile(pivotText);
 
@@ -250,20 +264,25 @@
     }
     const name = label(n);
     const re = quoteMeta(name);
-    const func = functionRe(name);
+    const func = frameRe(name);
     actions.textContent = '';
     const b = document.createElement('b');
     b.textContent = name;
     actions.append(b, ' ' + fmt(n.v) + ' (' + pct(n.v, root.v) + ')  ');
-    const items = [
-      ['callers', 'Callers', link('flamegraph', { p: '^' + re + '$' })],
-      ['focus', 'Focus', link('flamegraph', { f: func, p: null })],
-      ['ignore', 'Ignore', link('flamegraph', { i: addTo('i', func) })],
-      ['hide', 'Hide', link('flamegraph', { h: addTo('h', func) })],
-      ['top', 'Top', link('top', { f: func, p: null })],
-      ['source', 'Source', link('source', { f: func, p: null })],
-      ['peek', 'Peek', link('peek', { f: '^' + re + '$', p: null })],
-    ];
+    const items = [['callers', 'Callers', link('flamegraph', { p: '^' + re + '$' })]];
+    if (func !== null) {
+      items.push(
+        ['focus', 'Focus', link('flamegraph', { f: func, p: null })],
+        ['ignore', 'Ignore', link('flamegraph', { i: addTo('i', func) })],
+        ['hide', 'Hide', link('flamegraph', { h: addTo('h', func) })],
+        ['top', 'Top', link('top', { f: func, p: null })]);
+    }
+    // The source and peek pages name routines by their functions.
+    if (grain === 'functions') {
+      items.push(
+        ['source', 'Source', link('source', { f: func, p: null })],
+        ['peek', 'Peek', link('peek', { f: '^' + re + '$', p: null })]);
+    }
     for (const [id, text, href] of items) {
       const a = document.createElement('a');
       a.id = 'action-' + id;
