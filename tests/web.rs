@@ -587,8 +587,14 @@ fn the_trend_page_classes_and_links() {
     let mut checked = 0;
     for line in expected.lines().skip(1) {
         let (site, class) = line.split_once('\t').unwrap();
+        // A site gone from the last dump links to the last dump that has it (its series
+        // is 256, 512, 768, 768 kB, then nothing).
+        let view = match class {
+            "gone" => "ttrend.hprof.0004.heap",
+            _ => "ttrend.hprof.0012.heap&amp;base=ttrend.hprof.0001.heap",
+        };
         let link = format!(
-            "/ui/flamegraph?view=ttrend.hprof.0012.heap&amp;base=ttrend.hprof.0001.heap&amp;f={}",
+            "/ui/flamegraph?view={view}&amp;f={}",
             enc(&format!(r"^{site}(?: \[clone [^\]]*\])*$"))
         );
         let row = format!("<tr class=\"{class}\"><td data-v=\"{class}\">{class}</td>");
@@ -613,6 +619,23 @@ fn the_trend_page_classes_and_links() {
     ));
     assert_eq!(diff.status, 200);
     assert!(diff.text().contains("steady_leak"));
+    // The gone site's link draws its 768 kB (the last dump's diff had nothing to draw).
+    for (query, bytes) in [
+        ("view=ttrend.hprof.0004.heap", 786_432.0),
+        (
+            "view=ttrend.hprof.0012.heap&base=ttrend.hprof.0001.heap",
+            0.0,
+        ),
+    ] {
+        let data = stacks(&s, &format!("{query}&f={}", enc("^startup_scratch$")));
+        let drawn: f64 = data["stacks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|st| st[0].as_f64().unwrap())
+            .sum();
+        assert_eq!(drawn, bytes, "{query}: {data}");
+    }
     // By line, a row is focused on its line: the diff is the command line's.
     let lines = get(&format!(
         "{}/ui/trend?view=ttrend.hprof.0012.heap&g=lines",

@@ -730,7 +730,7 @@ fn trend(ui: &Ui, sel: &Selected, page: &str) -> Response {
     let mut b = String::new();
     let _ = write!(
         b,
-        "<p class=\"hint\" id=\"trend-summary\">{} dumps, {} to {}; {}. The change of a site is what the last dump against the first shows: click a site for that diff.</p>",
+        "<p class=\"hint\" id=\"trend-summary\">{} dumps, {} to {}; {}. The change of a site is what the last dump against the first shows: click a site for that diff (a site gone from the last dump: for its stacks in the last dump that has it).</p>",
         t.dumps.len(),
         esc(&first.map_or(String::new(), |e| e.name.clone())),
         esc(&last.map_or(String::new(), |e| e.name.clone())),
@@ -794,12 +794,19 @@ fn trend(ui: &Ui, sel: &Selected, page: &str) -> Response {
         b,
         "<table id=\"trendtable\" class=\"sortable\"><thead><tr><th data-type=\"text\">Class</th><th data-type=\"num\">First</th><th data-type=\"num\">Last</th><th data-type=\"num\">Change</th><th data-type=\"text\">Series</th><th data-type=\"text\">Site</th></tr></thead><tbody>"
     );
-    let diff = |re: Option<&str>| -> Option<String> {
+    // A site's link: the last dump against the first, focused on the site; for a site gone
+    // from the last dump (nothing of it left to draw there), `gone_in`: its stacks in the
+    // last dump that has it.
+    let diff = |re: Option<&str>, gone_in: Option<&str>| -> Option<String> {
         let (f, l) = (first?, last?);
         let mut q = sel.q.clone();
         q.0.retain(|(k, _)| !matches!(k.as_str(), "view" | "base" | "f" | "p"));
-        q.0.push(("view".to_string(), l.name.clone()));
-        q.0.push(("base".to_string(), f.name.clone()));
+        if let Some(g) = gone_in {
+            q.0.push(("view".to_string(), g.to_string()));
+        } else {
+            q.0.push(("view".to_string(), l.name.clone()));
+            q.0.push(("base".to_string(), f.name.clone()));
+        }
         if let Some(re) = re {
             q.0.push(("f".to_string(), re.to_string()));
         }
@@ -837,10 +844,19 @@ fn trend(ui: &Ui, sel: &Selected, page: &str) -> Response {
             (Granularity::Files, false) => Some(format!("^{}:\\d+$", quote_meta(&row.name))),
             (Granularity::Addresses, false) => None,
         };
-        let cell = match diff(if is_total { None } else { re.as_deref() }) {
+        let gone_in = (!is_total && last_v == 0.0)
+            .then(|| row.values.iter().rposition(|&v| v != 0.0))
+            .flatten()
+            .and_then(|k| entry(t.dumps.get(k).map(|d| d.profile)))
+            .map(|e| e.name.as_str());
+        let cell = match diff(if is_total { None } else { re.as_deref() }, gone_in) {
             Some(link) => format!(
-                "<a href=\"{}\" title=\"the last dump against the first\">{}</a>",
+                "<a href=\"{}\" title=\"{}\">{}</a>",
                 esc(&link),
+                esc(&match gone_in {
+                    Some(g) => format!("its stacks in {g}, the last dump that has it"),
+                    None => "the last dump against the first".to_string(),
+                }),
                 esc(&name)
             ),
             _ => esc(&name),
