@@ -303,6 +303,13 @@ impl View {
         ] {
             compile(re, what)?;
         }
+        // The routines of a listing, under the option's name.
+        let listing = match self.mode {
+            Mode::Disasm => "disasm",
+            Mode::Peek => "peek",
+            _ => "list",
+        };
+        compile(&self.routines, listing)?;
         if let Some(t) = &self.thread {
             thread_number(t)?;
         }

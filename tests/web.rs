@@ -793,6 +793,12 @@ fn bad_parameters_are_refused_with_one_line() {
     );
     refused(&s, "/ui/text?sort=size", 400, "sort=size: say flat or cum");
     refused(&s, "/ui/text?n=many", 400, "n=many: not a whole number");
+    refused(
+        &s,
+        "/ui/text?n=-5",
+        400,
+        "n=-5: not a whole number (0 or more)",
+    );
     refused(&s, "/ui/text?nf=-1", 400, "nf=-1: not a fraction");
     refused(&s, "/ui/text?ef=x", 400, "ef=x: not a fraction");
     refused(
@@ -818,6 +824,27 @@ fn bad_parameters_are_refused_with_one_line() {
             "/ui/top?n=many",
             "n=many: not a whole number",
             r#"value="theap.hprof.0001.heap""#,
+        ),
+        (
+            "/ui/graph?n=-5",
+            "n=-5: not a whole number (0 or more)",
+            r#"value="theap.hprof.0001.heap""#,
+        ),
+        // On the routine pages `f` names the functions, in the form's Function box.
+        (
+            "/ui/source?f=(",
+            "Function: bad regular expression",
+            r#"name="f" id="f-input" size="14" value="(""#,
+        ),
+        (
+            "/ui/disasm?f=(",
+            "Function: bad regular expression",
+            r#"value="(""#,
+        ),
+        (
+            "/ui/peek?f=(",
+            "Function: bad regular expression",
+            r#"value="(""#,
         ),
     ] {
         let a = get(&format!("{}{path}", s.url));

@@ -472,9 +472,10 @@ impl Ui {
             };
         }
         if let Some(n) = q.get("n") {
-            v.graph.nodecount = n
-                .parse()
-                .map_err(|_| Refusal::bad(format!("n={n}: not a whole number")))?;
+            v.graph.nodecount =
+                n.parse().ok().filter(|&k: &i64| k >= 0).ok_or_else(|| {
+                    Refusal::bad(format!("n={n}: not a whole number (0 or more)"))
+                })?;
         }
         for (k, field) in [("nf", 0), ("ef", 1)] {
             if let Some(x) = q.get(k) {
@@ -507,6 +508,9 @@ impl Ui {
         if let Err(e) = v.check() {
             let msg = e.to_string();
             let msg = msg
+                .replace("--list:", "f:")
+                .replace("--disasm:", "f:")
+                .replace("--peek:", "f:")
                 .replace("--focus:", "f:")
                 .replace("--ignore:", "i:")
                 .replace("--hide:", "h:")

@@ -558,7 +558,7 @@ fn refused_page(ui: &Ui, page: &str, req: &Request, routine_page: bool, r: &Refu
     // The form's names for the parameters.
     let mut why = r.1.clone();
     for (k, field) in [
-        ("f", "Focus"),
+        ("f", if routine_page { "Function" } else { "Focus" }),
         ("i", "Ignore"),
         ("h", "Hide"),
         ("s", "Show"),
