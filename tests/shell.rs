@@ -962,6 +962,18 @@ fn after_lines_quote_the_words_as_typed() {
     assert!(out.contains("\nAfter ignoring '{': "), "{out}");
 }
 
+/// A `>` with no file name after it is an error, not a report on standard output.
+#[test]
+fn a_redirection_without_a_file_is_an_error() {
+    let (blocks, err, code) = t_heap_status("top >\ntop1\n", &[]);
+    assert!(
+        err.contains("rpprof: top: '>' needs the name of a file to write the report to\n"),
+        "{err}"
+    );
+    assert_eq!(blocks.len(), 1, "{blocks:?}");
+    assert_eq!(code, Some(1), "{err}");
+}
+
 /// A page given to a browser stays while the browser may still be reading it, and no longer,
 /// as with pprof: the shell's (`weblist`, `web`) until the shell ends, the command line's
 /// (`--web`) a few seconds after rpprof has exited.

@@ -77,7 +77,7 @@ pub struct Request {
     pub cum: bool,
     /// `--lines`.
     pub by_lines: bool,
-    /// `>file`.
+    /// `>file` (empty: a `>` with no file name after it).
     pub output: Option<String>,
 }
 
@@ -367,7 +367,7 @@ pub fn parse(line: &str, sample_types: &[&str]) -> Line {
         i += 1;
         if let Some(f) = w.strip_prefix('>') {
             if f.is_empty() {
-                r.output = rest.get(i).map(|s| s.to_string());
+                r.output = Some(rest.get(i).map(|s| s.to_string()).unwrap_or_default());
                 i += 1;
             } else {
                 r.output = Some(f.to_string());
@@ -532,6 +532,7 @@ mod tests {
             (r.lines, r.output.as_deref()),
             (Some(25), Some("/tmp/out.txt"))
         );
+        assert_eq!(report("top >").output.as_deref(), Some(""));
         let r = report("dot > g.dot main");
         assert_eq!(r.verb, Some(Verb::Mode(Mode::Dot)));
         assert_eq!(

@@ -431,6 +431,12 @@ impl Shell {
                 verb_name(verb)
             )));
         }
+        if r.output.as_deref() == Some("") {
+            return Err(Error::usage(format!(
+                "{}: '>' needs the name of a file to write the report to",
+                verb_name(verb)
+            )));
+        }
         if let Some(ignore) = &r.ignore
             && verb.is_pprof()
         {
