@@ -15,7 +15,7 @@
 use std::io::{Read, Write};
 use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// One request.
@@ -379,9 +379,19 @@ fn serve_connection(
     } else if !matches!(req.method.as_str(), "GET" | "HEAD" | "POST") {
         Response::text(405, "only GET, HEAD and POST").with_header("Allow", "GET, HEAD, POST")
     } else {
-        // A handler that panics costs its own request only.
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler.handle(&req)))
-            .unwrap_or_else(|_| Response::text(500, "internal error"))
+        // A handler that panics costs its own request only; one whose client has gone
+        // stops where it looks (`crate::cancel`: listings, between routines).
+        let gone = Arc::new(AtomicBool::new(false));
+        let watching = watch_client(&stream, gone.clone());
+        let resp = crate::cancel::with_token(gone, || {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler.handle(&req)))
+                .unwrap_or_else(|_| Response::text(500, "internal error"))
+        });
+        if let Some((done, watcher)) = watching {
+            done.store(true, Ordering::Relaxed);
+            let _ = watcher.join();
+        }
+        resp
     };
     write_response(&mut stream, &resp, head_only);
     // Let the client read the answer before the socket goes.
@@ -396,6 +406,57 @@ fn serve_connection(
         if n == 0 || drained > 64 * 1024 || start.elapsed() > Duration::from_secs(1) {
             break;
         }
+    }
+}
+
+/// Looks every 100 ms, until the first flag it returns is set, whether the client of
+/// `stream` has closed its end (or reset the connection): then sets `gone`. (On Linux; a
+/// peek that does not wait, leaving the stream's own blocking reads and writes as they are.)
+fn watch_client(
+    stream: &TcpStream,
+    gone: Arc<AtomicBool>,
+) -> Option<(Arc<AtomicBool>, std::thread::JoinHandle<()>)> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        let fd = stream.as_raw_fd();
+        let done = Arc::new(AtomicBool::new(false));
+        let stop = done.clone();
+        let watcher = std::thread::Builder::new()
+            .name("rpprof-http-watch".into())
+            .spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    let mut b = [0u8; 1];
+                    // SAFETY: `fd` stays open until this thread is joined (the caller joins
+                    // it before the stream is dropped); one byte is peeked into `b`.
+                    let n = unsafe {
+                        libc::recv(
+                            fd,
+                            b.as_mut_ptr().cast(),
+                            1,
+                            libc::MSG_PEEK | libc::MSG_DONTWAIT,
+                        )
+                    };
+                    let would_block = n < 0
+                        && matches!(
+                            std::io::Error::last_os_error().kind(),
+                            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::Interrupted
+                        );
+                    // 0: the client's end is closed; below 0 (but for "nothing yet"): reset.
+                    if n == 0 || (n < 0 && !would_block) {
+                        gone.store(true, Ordering::Relaxed);
+                        return;
+                    }
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+            })
+            .ok()?;
+        Some((done, watcher))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (stream, gone);
+        None
     }
 }
 
@@ -446,6 +507,56 @@ pub fn run(listener: TcpListener, handler: Arc<dyn Handler>, access: Access, lim
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A request whose client has gone is asked to stop (`crate::cancel`); one whose client
+    /// waits runs to its end. (unwrap: on the test's own sockets and locks.)
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_request_whose_client_has_gone_is_asked_to_stop() {
+        use std::sync::Mutex;
+        struct Waits(Mutex<Vec<(String, bool)>>);
+        impl Handler for Waits {
+            fn handle(&self, req: &Request) -> Response {
+                let start = Instant::now();
+                while !crate::cancel::requested() && start.elapsed() < Duration::from_secs(1) {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                let stopped = crate::cancel::requested();
+                self.0.lock().unwrap().push((req.path.clone(), stopped));
+                Response::text(200, if stopped { "stopped" } else { "finished" })
+            }
+        }
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let handler = Arc::new(Waits(Mutex::new(Vec::new())));
+        let access = Access {
+            loopback_only: true,
+            host: "127.0.0.1".into(),
+        };
+        let h: Arc<dyn Handler> = handler.clone();
+        std::thread::spawn(move || run(listener, h, access, Limits::default()));
+        let ask = |path: &str| {
+            let mut c = TcpStream::connect(addr).unwrap();
+            write!(c, "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").unwrap();
+            c
+        };
+        // Gone at once.
+        drop(ask("/gone"));
+        // Waits for its answer.
+        let mut answer = String::new();
+        ask("/waits").read_to_string(&mut answer).unwrap();
+        assert!(answer.ends_with("finished\n"), "{answer}");
+        let start = Instant::now();
+        while handler.0.lock().unwrap().len() < 2 && start.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let mut seen = handler.0.lock().unwrap().clone();
+        seen.sort();
+        assert_eq!(
+            seen,
+            [("/gone".to_string(), true), ("/waits".to_string(), false)]
+        );
+    }
 
     #[test]
     fn host_names() {
