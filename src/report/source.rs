@@ -6,6 +6,8 @@
 //! file of millions of empty lines. Only regular files up to [`MAX_BYTES`] are read, and a
 //! line costs four bytes beyond its text.
 
+use std::io::Read;
+
 /// The most bytes read as one source file (the largest hand-written or generated C files,
 /// such as SQLite's amalgamation, are under 10 MB).
 pub const MAX_BYTES: u64 = 256 << 20;
@@ -36,7 +38,16 @@ impl Source {
                 meta.len()
             ));
         }
-        let data = std::fs::read(path).map_err(io)?;
+        // (At most a byte past the limit: a file that grew since is refused all the same.)
+        let mut data = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|f| f.take(MAX_BYTES + 1).read_to_end(&mut data))
+            .map_err(io)?;
+        if data.len() as u64 > MAX_BYTES {
+            return Err(format!(
+                "more than {MAX_BYTES} bytes, too big for a source file"
+            ));
+        }
         Ok(Source::of_text(
             String::from_utf8_lossy(&data).replace('\r', ""),
         ))
