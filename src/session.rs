@@ -170,8 +170,32 @@ impl Loaded {
             }
             crate::memory::reading(m.len());
         }
-        let data = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+        let data = Loaded::read_checked(&path)?;
         Loaded::of_bytes(path, &data, mtime, sum)
+    }
+
+    /// The bytes of the file (or pipe) at `path`, its start checked ([`profile::check_head`])
+    /// before the rest is read.
+    fn read_checked(path: &Path) -> Result<Vec<u8>> {
+        use std::io::Read;
+        let io = |e| Error::io(path, e);
+        let mut f = std::fs::File::open(path).map_err(io)?;
+        let mut data = Vec::new();
+        (&mut f)
+            .take(profile::HEAD_BYTES as u64)
+            .read_to_end(&mut data)
+            .map_err(io)?;
+        profile::check_head(&data, path)?;
+        // The rest, in room made once for the whole file (a pipe's grows as it comes).
+        let size = f.metadata().map_or(0, |m| m.len());
+        data.reserve(
+            usize::try_from(size)
+                .unwrap_or(0)
+                .saturating_sub(data.len())
+                + 1,
+        );
+        f.read_to_end(&mut data).map_err(io)?;
+        Ok(data)
     }
 
     /// The profile in `data`, the bytes of the file at `path` (modified at `mtime`) read

@@ -114,6 +114,15 @@ fn parse_checked(data: &[u8], what: &str) {
         }
         Ok(Ok(())) => {}
     }
+    // A file refused by its first bytes (before the rest is read) is refused for the same
+    // reason when read whole.
+    let head = &data[..data.len().min(rpprof::profile::HEAD_BYTES)];
+    if let Err(e) = rpprof::profile::check_head(head, Path::new("bad.prof")) {
+        match rpprof::profile::parse(data, Path::new("bad.prof")) {
+            Err(whole) => assert_eq!(whole.to_string(), e.to_string(), "{what}"),
+            Ok(_) => panic!("{what}: its start is refused ({e}), the whole of it read"),
+        }
+    }
 }
 
 /// Runs rpprof in `dir` with standard input empty.
@@ -854,6 +863,57 @@ fn empty_files_and_directories() {
     }
     let out = run(&d, &["--text", &empty, &profile]);
     check(&out, "empty program");
+}
+
+/// A file that is no profile by its first bytes is refused before the rest is read: here a
+/// pipe whose writer sends 4 KB of zeros and then neither writes nor closes (rpprof used to
+/// wait for its end; a 2 GB file of zeros took 12 s and 2 GB).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_file_refused_by_its_start_is_not_read_to_its_end() {
+    let d = scratch("head");
+    let fifo = d.join("zeros.prof");
+    let c = std::ffi::CString::new(fifo.to_string_lossy().as_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+    let path = fifo.clone();
+    let writer = std::thread::spawn(move || {
+        // Opening waits for the reader.
+        let mut w = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        let _ = w.write_all(&[0u8; 4096]);
+        // Open, silent, until the test is over.
+        let _ = done_rx.recv_timeout(std::time::Duration::from_secs(30));
+    });
+    let (prog, _) = theap_and_dump();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rpprof"))
+        .args(["--text", &prog, &fifo.display().to_string()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break Some(st);
+        }
+        if start.elapsed() > std::time::Duration::from_secs(10) {
+            let _ = child.kill();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let out = child.wait_with_output().unwrap();
+    let _ = done_tx.send(());
+    let _ = writer.join();
+    assert!(status.is_some(), "still reading after 10 s");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(check(&out, "a pipe of zeros"), 1);
+    assert!(
+        err.contains("zeros.prof: byte 8: not a CPU profile: bad header size 0"),
+        "{err}"
+    );
 }
 
 /// Of several profiles that cannot be read, the error names the one pprof reads first: the

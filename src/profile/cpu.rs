@@ -87,47 +87,8 @@ impl Words<'_> {
 /// Reads a binary CPU profile that starts at byte `pos` of `file`; `adjust` moves caller
 /// addresses back one byte (not for symbolized profiles, whose writer did).
 pub fn parse(file: &[u8], pos: usize, path: &Path, adjust: bool) -> Result<Profile> {
-    let data = &file[pos..];
-    let err = |off: usize, msg: String| Error::format(path, Location::Byte(off as u64), msg);
-    if data.len() < 8 {
-        return Err(err(
-            pos,
-            format!(
-                "not a CPU profile: {} bytes, too short for a header",
-                data.len()
-            ),
-        ));
-    }
-    let (word, big_endian) = if data[..8].iter().all(|&b| b == 0) {
-        if data.len() < 16 {
-            return Err(err(pos, "truncated CPU profile header".to_string()));
-        }
-        if data[12..16].iter().all(|&b| b == 0) {
-            (8, false)
-        } else if data[8..12].iter().all(|&b| b == 0) {
-            (8, true)
-        } else {
-            return Err(err(
-                pos + 8,
-                "not a CPU profile: bad header size word".to_string(),
-            ));
-        }
-    } else if data[6..8] == [0, 0] {
-        (4, false)
-    } else if data[4..6] == [0, 0] {
-        (4, true)
-    } else {
-        return Err(err(
-            pos,
-            "not a profile: neither a text header nor a CPU profile header".to_string(),
-        ));
-    };
-    let w = Words {
-        data,
-        base: pos,
-        word,
-        big_endian,
-    };
+    let (w, hdr_words, period) = header(file, pos, path)?;
+    let (data, word, big_endian) = (w.data, w.word, w.big_endian);
     let header_err = |i: usize, what: &str| {
         Error::format(
             path,
@@ -135,21 +96,6 @@ pub fn parse(file: &[u8], pos: usize, path: &Path, adjust: bool) -> Result<Profi
             format!("not a CPU profile: {what}"),
         )
     };
-    if w.get(0) != Some(0) {
-        return Err(header_err(0, "the first word is not 0"));
-    }
-    let hdr_words = w.get(1).ok_or_else(|| header_err(1, "truncated header"))?;
-    if !(3..=(1 << 32)).contains(&hdr_words) {
-        return Err(header_err(1, &format!("bad header size {hdr_words}")));
-    }
-    let version = w.get(2).ok_or_else(|| header_err(2, "truncated header"))?;
-    let period = w.get(3).ok_or_else(|| header_err(3, "truncated header"))?;
-    if version > (1 << 32) {
-        return Err(header_err(2, &format!("bad version {version}")));
-    }
-    if period > (1 << 32) {
-        return Err(header_err(3, &format!("bad sampling period {period}")));
-    }
     let mut i = 2 + hdr_words as usize;
     if i > w.len() {
         return Err(header_err(1, "truncated header"));
@@ -280,6 +226,82 @@ pub fn parse(file: &[u8], pos: usize, path: &Path, adjust: bool) -> Result<Profi
         }
     }
     Ok(p)
+}
+
+/// A CPU profile's header (from `pos` in `file`) as [`parse`] checks it: its words, the
+/// header's size in words and the sampling period. What is checked is in the first four
+/// words: the start of a file decides it ([`super::check_head`]).
+fn header<'a>(file: &'a [u8], pos: usize, path: &Path) -> Result<(Words<'a>, u64, u64)> {
+    let data = file.get(pos..).unwrap_or_default();
+    let err = |off: usize, msg: String| Error::format(path, Location::Byte(off as u64), msg);
+    if data.len() < 8 {
+        return Err(err(
+            pos,
+            format!(
+                "not a CPU profile: {} bytes, too short for a header",
+                data.len()
+            ),
+        ));
+    }
+    let (word, big_endian) = if data[..8].iter().all(|&b| b == 0) {
+        if data.len() < 16 {
+            return Err(err(pos, "truncated CPU profile header".to_string()));
+        }
+        if data[12..16].iter().all(|&b| b == 0) {
+            (8, false)
+        } else if data[8..12].iter().all(|&b| b == 0) {
+            (8, true)
+        } else {
+            return Err(err(
+                pos + 8,
+                "not a CPU profile: bad header size word".to_string(),
+            ));
+        }
+    } else if data[6..8] == [0, 0] {
+        (4, false)
+    } else if data[4..6] == [0, 0] {
+        (4, true)
+    } else {
+        return Err(err(
+            pos,
+            "not a profile: neither a text header nor a CPU profile header".to_string(),
+        ));
+    };
+    let w = Words {
+        data,
+        base: pos,
+        word,
+        big_endian,
+    };
+    let header_err = |i: usize, what: &str| {
+        Error::format(
+            path,
+            Location::Byte(w.offset(i)),
+            format!("not a CPU profile: {what}"),
+        )
+    };
+    if w.get(0) != Some(0) {
+        return Err(header_err(0, "the first word is not 0"));
+    }
+    let hdr_words = w.get(1).ok_or_else(|| header_err(1, "truncated header"))?;
+    if !(3..=(1 << 32)).contains(&hdr_words) {
+        return Err(header_err(1, &format!("bad header size {hdr_words}")));
+    }
+    let version = w.get(2).ok_or_else(|| header_err(2, "truncated header"))?;
+    let period = w.get(3).ok_or_else(|| header_err(3, "truncated header"))?;
+    if version > (1 << 32) {
+        return Err(header_err(2, &format!("bad version {version}")));
+    }
+    if period > (1 << 32) {
+        return Err(header_err(3, &format!("bad sampling period {period}")));
+    }
+    Ok((w, hdr_words, period))
+}
+
+/// [`parse`]'s refusals that the first bytes of a file decide (`head`: the whole file, or
+/// its first 32 bytes and more).
+pub fn check_header(head: &[u8], path: &Path) -> Result<()> {
+    header(head, 0, path).map(|_| ())
 }
 
 // unwrap here only in tests, on profiles the test makes itself.

@@ -394,7 +394,26 @@ fn gunzip(data: &[u8], path: &Path) -> Result<(Vec<u8>, Option<u64>, Option<Stri
 }
 
 /// [`parse`] of data that is not compressed.
-fn parse_plain(data: &[u8], path: &Path) -> Result<Profile> {
+/// The refusals of [`parse`] that the first bytes of a file decide (`head`: the whole
+/// file, or at least its first [`HEAD_BYTES`]): a file that is no profile is refused before
+/// the rest of it is read (a 2 GB core file given for a profile costs no 2 GB). A gzip file
+/// is not looked into here.
+pub fn check_head(head: &[u8], path: &Path) -> Result<()> {
+    if head.is_empty() || head.starts_with(&GZIP) {
+        return Ok(());
+    }
+    foreign(head, path)?;
+    if !is_print(head[0]) {
+        cpu::check_header(head, path)?;
+    }
+    Ok(())
+}
+
+/// How much of a file [`check_head`] is given (at least).
+pub const HEAD_BYTES: usize = 4096;
+
+/// Files of other kinds, told by their first bytes.
+fn foreign(data: &[u8], path: &Path) -> Result<()> {
     if data.first() == Some(&0x0a) && data.get(2) == Some(&0x08) {
         // A protocol buffer whose first field is a message starting with a number: pprof's
         // first sample type (a CPU profile starts with a zero word, a text one with text).
@@ -404,19 +423,24 @@ fn parse_plain(data: &[u8], path: &Path) -> Result<Profile> {
             "a protobuf profile (pprof's profile.proto, as Go programs and rpprof --proto write it): rpprof reads the gperftools and jemalloc formats, not this one; open it with Go pprof",
         ));
     }
-    if data.is_empty() {
-        return Err(Error::format(
-            path,
-            Location::None,
-            "empty file: not a profile (a file still being written, or one whose writer was killed before it wrote anything: the CPU profiler writes its file when it stops, at ProfilerStop or when the program exits)",
-        ));
-    }
     if data.starts_with(b"\x7fELF") {
         // The program given after the profile, or alone.
         return Err(Error::format(
             path,
             Location::Byte(0),
             "an ELF file (a program or a library), not a profile: the program comes first, then the profiles (rpprof [options] <program> <profile>...)",
+        ));
+    }
+    Ok(())
+}
+
+fn parse_plain(data: &[u8], path: &Path) -> Result<Profile> {
+    foreign(data, path)?;
+    if data.is_empty() {
+        return Err(Error::format(
+            path,
+            Location::None,
+            "empty file: not a profile (a file still being written, or one whose writer was killed before it wrote anything: the CPU profiler writes its file when it stops, at ProfilerStop or when the program exits)",
         ));
     }
     if !is_print(data[0]) {
