@@ -144,7 +144,7 @@ impl Loaded {
     /// [`Loaded::read`], with the bytes' [`Loaded::sum`] when `sum`.
     pub fn read_as(arg: &str, sum: bool) -> Result<Loaded> {
         let path = PathBuf::from(arg);
-        let mut mtime = None;
+        let (mut mtime, mut size) = (None, 0);
         if let Ok(m) = std::fs::metadata(&path) {
             mtime = m.modified().ok().filter(|_| m.is_file());
             // A device (`/dev/zero`, a disk, a terminal) would be read until memory runs
@@ -169,14 +169,15 @@ impl Loaded {
                 ));
             }
             crate::memory::reading(m.len());
+            size = m.len();
         }
-        let data = Loaded::read_checked(&path)?;
+        let data = Loaded::read_checked(&path, size)?;
         Loaded::of_bytes(path, &data, mtime, sum)
     }
 
-    /// The bytes of the file (or pipe) at `path`, its start checked ([`profile::check_head`])
-    /// before the rest is read.
-    fn read_checked(path: &Path) -> Result<Vec<u8>> {
+    /// The bytes of the file (or pipe) at `path`, of `size` bytes when last looked at (0: a
+    /// pipe), its start checked ([`profile::check_head`]) before the rest is read.
+    fn read_checked(path: &Path, size: u64) -> Result<Vec<u8>> {
         use std::io::Read;
         let io = |e| Error::io(path, e);
         let mut f = std::fs::File::open(path).map_err(io)?;
@@ -187,7 +188,6 @@ impl Loaded {
             .map_err(io)?;
         profile::check_head(&data, path)?;
         // The rest, in room made once for the whole file (a pipe's grows as it comes).
-        let size = f.metadata().map_or(0, |m| m.len());
         data.reserve(
             usize::try_from(size)
                 .unwrap_or(0)

@@ -278,6 +278,16 @@ fn stacks(s: &web::WebServer, query: &str) -> serde_json::Value {
     serde_json::from_slice(&a.body).expect("JSON")
 }
 
+/// The sum over the flame graph data's stacks of column `k` (0: the value, 1: the base's).
+fn stacks_total(v: &serde_json::Value, k: usize) -> f64 {
+    v["stacks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s[k].as_f64().unwrap())
+        .sum()
+}
+
 /// The names in the flame graph's data.
 fn names(v: &serde_json::Value) -> Vec<String> {
     v["names"]
@@ -628,12 +638,7 @@ fn the_trend_page_classes_and_links() {
         ),
     ] {
         let data = stacks(&s, &format!("{query}&f={}", enc("^startup_scratch$")));
-        let drawn: f64 = data["stacks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|st| st[0].as_f64().unwrap())
-            .sum();
+        let drawn = stacks_total(&data, 0);
         assert_eq!(drawn, bytes, "{query}: {data}");
     }
     // By line, a row is focused on its line: the diff is the command line's.
@@ -679,21 +684,11 @@ fn flame_graph_data_follows_the_parameters() {
     assert!(n.contains(&"tdata::index::grow".to_string()), "{n:?}");
     assert!(n.contains(&"main".to_string()));
     // Every stack: value, base value, then name ids from the root.
-    let total: f64 = all["stacks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s[0].as_f64().unwrap())
-        .sum();
+    let total = stacks_total(&all, 0);
     assert!((total - 2_988_107.0).abs() < 2.0, "{total}");
     // Focus keeps the stacks through the function; hide drops its frames.
     let focus = stacks(&s, &format!("view={H3}&f=grow"));
-    let ft: f64 = focus["stacks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s[0].as_f64().unwrap())
-        .sum();
+    let ft = stacks_total(&focus, 0);
     assert!(ft > 0.0 && ft < total, "{ft}");
     let hidden = stacks(&s, &format!("view={H3}&h=grow"));
     assert!(!names(&hidden).iter().any(|n| n.contains("grow")));
@@ -728,12 +723,7 @@ fn flame_graph_data_follows_the_parameters() {
     // A base: the base's values beside the profile's.
     let diff = stacks(&s, &format!("view={H3}&base={H1}"));
     assert_eq!(diff["diff"], true);
-    let base_total: f64 = diff["stacks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s[1].as_f64().unwrap())
-        .sum();
+    let base_total = stacks_total(&diff, 1);
     assert!((base_total - 1_511_442.0).abs() < 2.0, "{base_total}");
 }
 

@@ -346,6 +346,7 @@ mod tests {
                     (_, true) => (w as u32).to_be_bytes().to_vec(),
                 })
                 .collect();
+            // unwrap: a profile this test writes itself.
             let p = parse(&bytes, 0, path, false).unwrap();
             assert_eq!(
                 p.format,

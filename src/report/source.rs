@@ -116,6 +116,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("rpprof-source-{}", std::process::id()));
         let _ = std::fs::create_dir_all(&dir);
         let fifo = dir.join("fifo.c");
+        // (A temporary directory's path holds no NUL.)
         let c = std::ffi::CString::new(fifo.to_string_lossy().as_bytes()).unwrap();
         // SAFETY: a valid NUL-terminated path.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);

@@ -1584,8 +1584,6 @@ mod tests {
             .collect()
     }
 
-    /// Map lines are read as pprof reads them, on bytes: `\s` is ASCII blank space only (a
-    /// no-break space is part of a name), and a library whose path is not ASCII keeps it.
     /// Names made by `outside_name` are recognized, as by the search for the last `+0x`
     /// they were first recognized with, over names with several `+`, `0x` and hex tails.
     #[test]
@@ -1622,6 +1620,8 @@ mod tests {
         assert!(!is_outside_name("lg::m012::f06123"));
     }
 
+    /// Map lines are read as pprof reads them, on bytes: `\s` is ASCII blank space only (a
+    /// no-break space is part of a name), and a library whose path is not ASCII keeps it.
     #[test]
     fn map_lines_are_read_with_perls_ascii_classes() {
         let lines = [

@@ -513,6 +513,8 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn a_request_whose_client_has_gone_is_asked_to_stop() {
+        // unwrap: on this test's own loopback sockets and its own lock (never poisoned: no
+        // handler here panics).
         use std::sync::Mutex;
         struct Waits(Mutex<Vec<(String, bool)>>);
         impl Handler for Waits {
