@@ -110,6 +110,7 @@ impl Options {
             debug: self.debug,
             value: self.value(),
             cache: self.cache.clone(),
+            series: matches!(self.mode, Mode::Trend(_)),
         }
     }
 
@@ -233,6 +234,13 @@ pub fn run_with_input(
         Session::load(&opts.load_options(), err)?
     };
     warn_foreign_value_flags(opts, &session, err)?;
+    if trend && opts.drop_negative {
+        writeln!(
+            err,
+            "Warning: --drop_negative is for a report against a --base; --trend has none (each dump's values are its own): ignored"
+        )
+        .map_err(io_err)?;
+    }
     let said_why_empty = warn_no_allocation_totals(opts, &session, err)?;
     // A trend renders a table per dump from the one session.
     session.cache_views = trend;

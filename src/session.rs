@@ -102,6 +102,10 @@ pub struct LoadOptions {
     pub value: Value,
     /// The symbol cache's folder (see [`symbolize::cache`]); `None`: no cache.
     pub cache: Option<PathBuf>,
+    /// The profiles are a series of dumps (`--trend`): a file that is unfinished (empty, or
+    /// cut in its first line: still being written) is left out ([`Session::unread`]) rather
+    /// than failing the load.
+    pub series: bool,
 }
 
 impl LoadOptions {
@@ -282,6 +286,9 @@ pub struct Session {
     /// The symbol cache entries being written for this session's names: dropping the
     /// session waits for them (see [`Session::take_cache_writes`]).
     cache_writes: CacheWrites,
+    /// With [`LoadOptions::series`]: the profile files not read because they are unfinished
+    /// (empty, or cut in their first line), and which of the two, in words.
+    pub unread: Vec<(PathBuf, String)>,
 }
 
 /// True for `http://`, `https://` and `host:port[/path]` arguments.
@@ -599,10 +606,26 @@ impl Session {
         let order: Vec<usize> = std::iter::once(0).chain((1..n).rev()).collect();
         let mut read: Vec<Option<Loaded>> = (0..n).map(|_| None).collect();
         let paths: Vec<&str> = order.iter().map(|&i| profile_args[i].as_str()).collect();
-        for (&i, r) in order.iter().zip(Loaded::read_all(&paths)) {
-            read[i] = Some(r?);
+        let mut unread = Vec::new();
+        let mut first_error = None;
+        for ((&i, &path), r) in order.iter().zip(&paths).zip(Loaded::read_all(&paths)) {
+            match r {
+                Ok(l) => read[i] = Some(l),
+                Err(e) => match opts.series.then(|| profile::unfinished(Path::new(path))) {
+                    Some(Some(why)) => {
+                        unread.push((i, PathBuf::from(path), why));
+                        first_error.get_or_insert(e);
+                    }
+                    _ => return Err(e),
+                },
+            }
         }
+        unread.sort_by_key(|u| u.0);
+        let unread: Vec<(PathBuf, String)> = unread.into_iter().map(|(_, p, w)| (p, w)).collect();
         let mut profiles: Vec<Loaded> = read.into_iter().flatten().collect();
+        if let (true, Some(e)) = (profiles.is_empty(), first_error) {
+            return Err(e);
+        }
         let base = base_arg.map(|_| profiles.len());
         if let Some(b) = base_arg {
             profiles.push(Loaded::read(b)?);
@@ -640,7 +663,8 @@ impl Session {
                 writeln!(err, "{n}").map_err(io_err)?;
             }
         }
-        let session = Session::symbolize(opts.clone(), program, profiles, base, err)?;
+        let mut session = Session::symbolize(opts.clone(), program, profiles, base, err)?;
+        session.unread = unread;
         timer.stage(err, &format!("symbolize {} addresses", session.addrs.len()));
         Ok(session)
     }
@@ -722,6 +746,7 @@ impl Session {
             renames: OnceLock::new(),
             run_frames: OnceLock::new(),
             cache_writes,
+            unread: Vec::new(),
         })
     }
 
@@ -801,6 +826,7 @@ impl Session {
             renames: OnceLock::new(),
             run_frames: OnceLock::new(),
             cache_writes: CacheWrites::default(),
+            unread: Vec::new(),
         };
         s.with_profiles(&[], profiles, err)
     }
@@ -878,6 +904,7 @@ impl Session {
             renames: OnceLock::new(),
             run_frames: OnceLock::new(),
             cache_writes: CacheWrites::default(),
+            unread: self.unread.clone(),
             profiles,
         })
     }
@@ -947,6 +974,7 @@ impl Session {
             renames: OnceLock::new(),
             run_frames: OnceLock::new(),
             cache_writes: CacheWrites::default(),
+            unread: Vec::new(),
             profiles: list,
         })
     }
@@ -1065,6 +1093,7 @@ impl Session {
             renames: OnceLock::new(),
             run_frames: OnceLock::new(),
             cache_writes: CacheWrites::default(),
+            unread: self.unread.clone(),
         }
     }
 

@@ -91,6 +91,8 @@ pub enum OrderedBy {
     /// The dump counter of jemalloc's names, `<prefix>.<pid>.<seq>.i<n>.heap` (and `.m<n>`,
     /// `.u<n>`, `.f`).
     Jemalloc,
+    /// The last number in their names, which are otherwise the same (`dump-7.heap`).
+    Numbered,
     /// The files' modification times.
     Mtime,
     /// The order of the arguments (no name order, and some time unknown).
@@ -105,6 +107,7 @@ impl OrderedBy {
             OrderedBy::Jemalloc => {
                 "jemalloc's dump counter in their names (<prefix>.<pid>.<seq>.<kind>.heap)"
             }
+            OrderedBy::Numbered => "the numbers in their names (<prefix>N<suffix>)",
             OrderedBy::Mtime => "their modification times",
             OrderedBy::Arguments => "the order of the arguments",
         }
@@ -115,6 +118,7 @@ impl OrderedBy {
         match self {
             OrderedBy::Gperftools => "gperftools",
             OrderedBy::Jemalloc => "jemalloc",
+            OrderedBy::Numbered => "numbered",
             OrderedBy::Mtime => "mtime",
             OrderedBy::Arguments => "arguments",
         }
@@ -190,6 +194,18 @@ fn gperftools_place(name: &str) -> Option<Place> {
     (!prefix.is_empty()).then(|| (prefix.to_string(), seq))
 }
 
+/// Any name with a number: the text around its last number (`dump-` and `.heap`, with a
+/// NUL between them), and the number.
+fn numbered_place(name: &str) -> Option<Place> {
+    let name = unzipped(name);
+    let end = name.rfind(|c: char| c.is_ascii_digit())? + 1;
+    let start = name[..end]
+        .rfind(|c: char| !c.is_ascii_digit())
+        .map_or(0, |i| i + 1);
+    let seq = digits(&name[start..end])?;
+    Some((format!("{}\0{}", &name[..start], &name[end..]), seq))
+}
+
 /// Orders by the names of one scheme, or says why they cannot.
 fn by_names(
     files: &[DumpFile],
@@ -200,16 +216,25 @@ fn by_names(
     let mut seqs = Vec::with_capacity(files.len());
     let mut seen: std::collections::HashMap<u64, &str> = Default::default();
     for f in files {
+        let numbered = scheme == "numbered";
         let Some((k, seq)) = place(&f.name) else {
-            return Err(format!("{} is not named as {scheme} names a dump", f.name));
+            return Err(if numbered {
+                format!("{} has no number in its name", f.name)
+            } else {
+                format!("{} is not named as {scheme} names a dump", f.name)
+            });
         };
         match &key {
             None => key = Some((k, &f.name)),
             Some((k0, n0)) if *k0 != k => {
-                return Err(format!(
-                    "{n0} and {} are not of one {scheme} series (their names differ before the sequence number)",
-                    f.name
-                ));
+                return Err(if numbered {
+                    format!("{n0} and {} differ in more than their last number", f.name)
+                } else {
+                    format!(
+                        "{n0} and {} are not of one {scheme} series (their names differ before the sequence number)",
+                        f.name
+                    )
+                });
             }
             _ => {}
         }
@@ -241,6 +266,12 @@ pub fn order(files: &[DumpFile]) -> SeriesOrder {
             "gperftools",
             OrderedBy::Gperftools,
         ))
+    } else if numbered_place(first).is_some() {
+        Some((
+            numbered_place as fn(&str) -> Option<Place>,
+            "numbered",
+            OrderedBy::Numbered,
+        ))
     } else {
         None
     };
@@ -259,7 +290,7 @@ pub fn order(files: &[DumpFile]) -> SeriesOrder {
             Err(why) => why,
         },
         None => format!(
-            "{first} carries no sequence number (gperftools' <prefix>.NNNN.heap, jemalloc's <prefix>.<pid>.<seq>.<kind>.heap)"
+            "{first} carries no number (gperftools' <prefix>.NNNN.heap, jemalloc's <prefix>.<pid>.<seq>.<kind>.heap, any <prefix>N<suffix>)"
         ),
     };
     let none = vec![None; files.len()];
@@ -371,6 +402,35 @@ pub fn same_process(
         return Err(format!(
             "{} is mapped at {sb:#x} here and at {sa:#x} in the first dump: a dump of another run of the program (a trend follows one process)",
             pa.display()
+        ));
+    }
+    // A program built without PIE is mapped at the same address in every run; its
+    // libraries are not (address space randomization moves them all at each start). One
+    // library that moved may have been unloaded and loaded again; all of them moved is a
+    // new run.
+    fn libraries<'p>(
+        p: &'p crate::profile::Profile,
+        pa: &std::path::Path,
+    ) -> std::collections::BTreeMap<&'p str, u64> {
+        let mut m: std::collections::BTreeMap<&str, u64> = Default::default();
+        for l in &p.mappings {
+            if l.executable() && l.path.starts_with('/') && std::path::Path::new(&l.path) != pa {
+                m.entry(l.path.as_str())
+                    .or_insert(l.start.wrapping_sub(l.offset));
+            }
+        }
+        m
+    }
+    let (la, lb) = (libraries(a, &pa), libraries(b, &pa));
+    let both: Vec<(&str, u64, u64)> = la
+        .iter()
+        .filter_map(|(path, &at_a)| lb.get(path).map(|&at_b| (*path, at_a, at_b)))
+        .collect();
+    if let Some(&(path, at_a, at_b)) = both.first()
+        && both.iter().all(|&(_, x, y)| x != y)
+    {
+        return Err(format!(
+            "{path} is mapped at {at_b:#x} here and at {at_a:#x} in the first dump, and every library both dumps map moved: a dump of another run of the program (a trend follows one process)"
         ));
     }
     Ok(())
@@ -732,8 +792,43 @@ pub struct Trend {
     pub omitted: usize,
     /// How many sites of each class, those left out included ([`Trend::class_counts`]).
     pub classes: Vec<(Class, usize)>,
-    /// The dumps left out of the series because they are cut short, and where.
-    pub left_out: Vec<(PathBuf, u64)>,
+    /// The dumps left out of the series, and why.
+    pub left_out: Vec<(PathBuf, LeftOut)>,
+}
+
+/// Why a dump is left out of a series: it is unfinished (its writer was killed, the disk
+/// filled, or it is still being written), and its lost records would read as falls, a leak
+/// as `gone`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LeftOut {
+    /// Cut short in a line, at this byte.
+    Cut(u64),
+    /// Without the memory map that the series' other dumps end with: cut short at the end
+    /// of a line.
+    NoMap,
+    /// Not read: empty, or cut in its first line (the words say which).
+    Unread(String),
+}
+
+impl LeftOut {
+    /// Why, in words (`cut short at byte 300`).
+    pub fn words(&self) -> String {
+        match self {
+            LeftOut::Cut(at) => format!("cut short at byte {at}"),
+            LeftOut::NoMap => {
+                "no memory map, which the other dumps end with: cut short".to_string()
+            }
+            LeftOut::Unread(why) => why.clone(),
+        }
+    }
+
+    /// Where it is cut, when that is known.
+    pub fn cut_at(&self) -> Option<u64> {
+        match self {
+            LeftOut::Cut(at) => Some(*at),
+            _ => None,
+        }
+    }
 }
 
 impl Trend {
@@ -769,7 +864,7 @@ impl Trend {
         (!self.left_out.is_empty()).then(|| {
             self.left_out
                 .iter()
-                .map(|(p, at)| format!("{} (cut short at byte {at})", crate::session::file_name(p)))
+                .map(|(p, why)| format!("{} ({})", crate::session::file_name(p), why.words()))
                 .collect::<Vec<_>>()
                 .join(", ")
         })
@@ -832,6 +927,36 @@ mod tests {
         let o = order(&files);
         assert_eq!(o.by, OrderedBy::Jemalloc);
         assert_eq!(o.order, [2, 1, 3, 4, 0]);
+    }
+
+    #[test]
+    fn other_names_order_by_their_last_number() {
+        // As a shell's pattern lists them: dump-10 before dump-2.
+        let files = vec![
+            file("dump-1.heap", Some(9.0)),
+            file("dump-10.heap", Some(9.0)),
+            file("dump-2.heap.gz", Some(9.0)),
+            file("dump-9.heap", Some(9.0)),
+        ];
+        let o = order(&files);
+        assert_eq!(o.by, OrderedBy::Numbered);
+        assert_eq!(o.order, [0, 2, 3, 1]);
+        assert_eq!(o.fallback, None);
+        // Names that differ elsewhere too (a date and a count) are no series of numbers.
+        let files = vec![
+            file("h-1127-1.prof", Some(3.0)),
+            file("h-1128-1.prof", Some(1.0)),
+            file("h-1128-2.prof", Some(2.0)),
+        ];
+        let o = order(&files);
+        assert_eq!(o.by, OrderedBy::Mtime);
+        assert_eq!(o.order, [1, 2, 0]);
+        assert!(o.fallback.is_some_and(|w| {
+            w.contains("h-1127-1.prof and h-1128-1.prof differ in more than their last number")
+        }),);
+        assert_eq!(numbered_place("a7b"), Some(("a\0b".to_string(), 7)));
+        assert_eq!(numbered_place("42"), Some(("\0".to_string(), 42)));
+        assert_eq!(numbered_place("heap"), None);
     }
 
     #[test]
@@ -901,6 +1026,52 @@ mod tests {
                 .unwrap_err()
                 .contains("span only 29 s")
         );
+    }
+
+    /// A dump with the program (built without PIE) at 0x400000 and two libraries at
+    /// `libc` and `libm`.
+    fn dump_mapped(libc: u64, libm: u64) -> crate::profile::Profile {
+        let mut p = crate::profile::Profile::new(
+            crate::profile::Kind::Heap,
+            crate::profile::Format::HeapText,
+            String::new(),
+        );
+        let map = |start: u64, path: &str| crate::profile::Mapping {
+            start,
+            limit: start + 0x1000,
+            offset: 0,
+            perms: Some("r-xp".to_string()),
+            path: path.to_string(),
+            line: 0,
+            raw: String::new(),
+        };
+        p.mappings = vec![
+            map(0x40_0000, "/srv/server"),
+            map(libm, "/usr/lib/libm.so.6"),
+            map(libc, "/usr/lib/libc.so.6"),
+        ];
+        p
+    }
+
+    #[test]
+    fn a_restart_is_told_by_its_libraries() {
+        let a = dump_mapped(0x7f00_0000_0000, 0x7f10_0000_0000);
+        assert_eq!(same_process(&a, &a), Ok(()));
+        // Every library moved: another run, though the program is where it was.
+        let b = dump_mapped(0x7f20_0000_0000, 0x7f30_0000_0000);
+        let why = same_process(&a, &b).unwrap_err();
+        assert!(why.contains("a dump of another run"), "{why}");
+        assert!(
+            why.starts_with("/usr/lib/libc.so.6 is mapped at 0x7f2000000000 here"),
+            "{why}"
+        );
+        // One moved (unloaded and loaded again), one did not: the same run.
+        let c = dump_mapped(0x7f00_0000_0000, 0x7f30_0000_0000);
+        assert_eq!(same_process(&a, &c), Ok(()));
+        // No library in common: nothing to tell by.
+        let mut d = dump_mapped(0x7f20_0000_0000, 0x7f30_0000_0000);
+        d.mappings.truncate(1);
+        assert_eq!(same_process(&a, &d), Ok(()));
     }
 
     #[test]

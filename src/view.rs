@@ -1399,26 +1399,49 @@ impl View {
             return Err(Error::usage(format!("no profile number {i}")));
         }
         // A dump cut short (being written as the series is read, or its writer killed) has
-        // lost records: its sites would read as falls, a leak as gone. It is left out.
-        let left_out: Vec<(std::path::PathBuf, u64)> = given
+        // lost records: its sites would read as falls, a leak as gone. It is left out: one
+        // cut in a line, one cut at the end of a line (it lacks the memory map that
+        // gperftools and jemalloc end every dump with, when the others have theirs), and
+        // one that could not be read at all (empty, or cut in its first line).
+        let any_map = given
             .iter()
-            .filter_map(|&i| {
-                let p = &s.profiles[i];
-                p.profile.cut_at.map(|at| (p.path.clone(), at))
-            })
+            .any(|&i| !s.profiles[i].profile.mappings.is_empty());
+        let why_out = |i: usize| {
+            let p = &s.profiles[i].profile;
+            match p.cut_at {
+                Some(at) => Some(trend::LeftOut::Cut(at)),
+                None if any_map && p.mappings.is_empty() => Some(trend::LeftOut::NoMap),
+                None => None,
+            }
+        };
+        let mut left_out: Vec<(std::path::PathBuf, trend::LeftOut)> = given
+            .iter()
+            .filter_map(|&i| why_out(i).map(|why| (s.profiles[i].path.clone(), why)))
             .collect();
+        if !matches!(&self.profiles, Some(p) if !p.is_empty()) {
+            left_out.extend(
+                s.unread
+                    .iter()
+                    .map(|(p, why)| (p.clone(), trend::LeftOut::Unread(why.clone()))),
+            );
+        }
         let given: Vec<usize> = given
             .into_iter()
-            .filter(|&i| s.profiles[i].profile.cut_at.is_none())
+            .filter(|&i| why_out(i).is_none())
             .collect();
         if given.len() < 3 {
             let given_words = if left_out.is_empty() {
                 format!("{} given", given.len())
             } else {
+                let words: Vec<String> = left_out
+                    .iter()
+                    .map(|(p, why)| format!("{}: {}", file_name(p), why.words()))
+                    .collect();
                 format!(
-                    "{} given, {} of them cut short and left out",
+                    "{} given, {} of them unfinished and left out ({})",
                     given.len() + left_out.len(),
-                    left_out.len()
+                    left_out.len(),
+                    words.join("; ")
                 )
             };
             return Err(Error::usage(format!(
@@ -1458,6 +1481,39 @@ impl View {
             }
             seen.push((real, i));
         }
+        // A dump kept compressed beside itself (`heap.0003.heap` and `heap.0003.heap.gz`,
+        // as log rotation may leave them) is one dump: counted once, as the name without
+        // `.gz`.
+        let all = given.clone();
+        let mut given = given;
+        let mut twins = Vec::new();
+        given.retain(|&i| {
+            let name = file_name(&s.profiles[i].path);
+            let Some(plain) = name.strip_suffix(".gz") else {
+                return true;
+            };
+            let twin = all.iter().find(|&&j| {
+                let (a, b) = (&s.profiles[i].profile, &s.profiles[j].profile);
+                file_name(&s.profiles[j].path) == plain
+                    && a.header == b.header
+                    && a.samples == b.samples
+                    && a.mappings == b.mappings
+            });
+            match twin {
+                Some(&j) => {
+                    twins.push((i, j));
+                    false
+                }
+                None => true,
+            }
+        });
+        for (i, j) in twins {
+            notes.push(format!(
+                "Note: {} holds the same dump as {}: counted once",
+                s.profiles[i].path.display(),
+                s.profiles[j].path.display()
+            ));
+        }
         for &i in &given[1..] {
             s.check_pair(given[0], i, false, self.value)?;
         }
@@ -1478,10 +1534,13 @@ impl View {
             .collect();
         let order = trend::order(&files);
         if let Some(why) = &order.fallback {
-            notes.push(format!(
-                "Note: --trend put the dumps in the order of {}: {why}",
-                order.by.describe()
-            ));
+            let how = match order.by {
+                trend::OrderedBy::Arguments => {
+                    "kept the dumps in the order of the arguments".to_string()
+                }
+                by => format!("put the dumps in the order of {}", by.describe()),
+            };
+            notes.push(format!("Note: --trend {how}: {why}"));
         }
         let series: Vec<usize> = order.order.iter().map(|&j| given[j]).collect();
         let first = &s.profiles[series[0]];
@@ -1494,6 +1553,24 @@ impl View {
                 ))
                 .in_file(&p.path));
             }
+        }
+        // Dumps sampled at other rates are estimates of the same thing, but not equally
+        // rough: said.
+        let rate = |i: usize| match s.profiles[i].profile.period {
+            0 => "is not sampled".to_string(),
+            r => format!("is sampled 1 in {r} bytes"),
+        };
+        if let Some(&i) = series[1..]
+            .iter()
+            .find(|&&i| s.profiles[i].profile.period != first.profile.period)
+        {
+            notes.push(format!(
+                "Note: {} {}, {} {}: each dump's values are estimates at its own rate, the sparser ones rougher",
+                first.path.display(),
+                rate(series[0]),
+                s.profiles[i].path.display(),
+                rate(i)
+            ));
         }
         let hours = trend::hours(&files, &order.order);
         let main = &first.profile;

@@ -148,9 +148,15 @@ impl Csv {
         let first = self.col("flat_since") + 1;
         self.row(row).unwrap()[first..]
             .iter()
-            .map(|v| v.parse().unwrap())
+            .map(|v| whole(v))
             .collect()
     }
+}
+
+/// A CSV value as pprof prints it: a sampled profile's estimates carry fractions there,
+/// which `--text` truncates.
+fn whole(v: &str) -> i64 {
+    v.parse::<f64>().unwrap() as i64
 }
 
 /// expected.tsv: function → class.
@@ -275,7 +281,7 @@ fn each_change_is_what_base_reports() {
             let in_mb = mode == "base-lines";
             for r in &t.rows {
                 let name = &r[0];
-                let change: i64 = r[t.col("change")].parse().unwrap();
+                let change = whole(&r[t.col("change")]);
                 if name == "(total)" {
                     if !want.is_empty() && !in_mb {
                         assert_eq!(change, total_line(&want), "{s} {mode} total");
@@ -342,12 +348,12 @@ fn each_change_is_what_rpprofs_own_base_reports_at_every_granularity() {
             assert!(report.len() >= 3, "{args:?}: {}", r.out);
             let t = csv(&dir, flags, program(s), &files);
             assert_eq!(
-                t.get("(total)", "change"),
-                Some(total_line(&r.out).to_string())
+                t.get("(total)", "change").map(|c| whole(&c)),
+                Some(total_line(&r.out))
             );
             let cum = flags.contains(&"--cum");
             for row in t.rows.iter().skip(1) {
-                let change: i64 = row[t.col("change")].parse().unwrap();
+                let change = whole(&row[t.col("change")]);
                 let want = report
                     .get(&row[0])
                     .map_or(0, |&(flat, c)| if cum { c } else { flat });
@@ -526,6 +532,23 @@ fn text_report() {
     assert_eq!(r.err.matches("Heap version 2").count(), 1, "{}", r.err);
 }
 
+/// A sampled series' estimates keep their fractions in the CSV: each row's change is its
+/// last value less its first, as printed.
+#[test]
+fn sampled_estimates_keep_their_fractions() {
+    let dir = scratch("fractions", &|n| n.to_string());
+    let files = series("sample");
+    let t = csv(&dir, &["--inuse_objects"], "./ttrend", &files);
+    let real = |v: &str| v.parse::<f64>().unwrap();
+    let mut fractions = 0;
+    for r in &t.rows {
+        let (first, last, change) = (real(&r[2]), real(&r[3]), real(&r[4]));
+        assert_eq!(last - first, change, "{r:?}");
+        fractions += r[2..5].iter().filter(|v| v.contains('.')).count();
+    }
+    assert!(fractions > 0, "{:?}", t.rows);
+}
+
 #[test]
 fn csv_shape() {
     let dir = scratch("csv", &|n| n.to_string());
@@ -561,8 +584,8 @@ fn csv_shape() {
     ];
     for r in &t.rows {
         assert!(classes.contains(&r[1].as_str()), "{r:?}");
-        let first: i64 = r[2].parse().unwrap();
-        let last: i64 = r[3].parse().unwrap();
+        let first = whole(&r[2]);
+        let last = whole(&r[3]);
         let values = t.values(&r[0]);
         assert_eq!((values[0], *values.last().unwrap()), (first, last));
     }
@@ -992,7 +1015,7 @@ fn a_dump_cut_short_is_left_out() {
     let j = run(&dir, &args);
     assert!(
         j.out
-            .contains("\"left_out\": [{\"path\": \"ttrend.hprof.0012.heap\", \"cut_at\": 300}],"),
+            .contains("\"left_out\": [{\"path\": \"ttrend.hprof.0012.heap\", \"cut_at\": 300, \"why\": \"cut short at byte 300\"}],"),
         "{}",
         j.out
     );
@@ -1010,10 +1033,63 @@ fn a_dump_cut_short_is_left_out() {
     assert_eq!(r.code, 1, "{}", r.err);
     assert!(
         r.err
-            .contains("(3 given, 1 of them cut short and left out)"),
+            .contains("(3 given, 1 of them unfinished and left out (ttrend.hprof.0012.heap: cut short at byte 300))"),
         "{}",
         r.err
     );
+}
+
+/// The newest dump of a series as its writer leaves it on the way: empty, cut in its first
+/// line, cut at the end of a record line (no memory map yet). Each is left out and said, and
+/// the leak still reads as growing; none stops the trend.
+#[test]
+fn an_unfinished_dump_is_left_out_however_it_was_cut() {
+    let dir = scratch("unfinished", &|n| n.to_string());
+    let last = dir.join("ttrend.hprof.0012.heap");
+    let whole = std::fs::read(&last).unwrap();
+    // The end of the third line: the header and two whole records, no map.
+    let third = whole
+        .iter()
+        .enumerate()
+        .filter(|&(_, &b)| b == b'\n')
+        .nth(2)
+        .map(|(i, _)| i + 1)
+        .unwrap();
+    let files = series("hprof");
+    let mut args = vec!["--trend", "./ttrend"];
+    args.extend(files.iter().map(String::as_str));
+    for (cut, why) in [
+        (0, "empty".to_string()),
+        (20, "cut short at byte 20, in its first line".to_string()),
+        (
+            third,
+            "no memory map, which the other dumps end with: cut short".to_string(),
+        ),
+    ] {
+        std::fs::write(&last, &whole[..cut]).unwrap();
+        set_mtime(&last, mtimes()["ttrend.hprof.0012.heap"]);
+        let r = run(&dir, &args);
+        assert_eq!(r.code, 0, "{cut}: {}", r.err);
+        assert!(r.out.starts_with("Trend of 11 dumps"), "{cut}: {}", r.out);
+        assert!(
+            r.out
+                .contains(&format!("\nLeft out: ttrend.hprof.0012.heap ({why})\n")),
+            "{cut}: {}",
+            r.out
+        );
+        let steady = r
+            .out
+            .lines()
+            .find(|l| l.ends_with("  steady_leak"))
+            .unwrap_or("");
+        assert!(steady.contains(" growing "), "{cut}: {}", r.out);
+    }
+    // Alone, an empty file is an error as before.
+    std::fs::write(&last, b"").unwrap();
+    let r = run(&dir, &["--text", "./ttrend", "ttrend.hprof.0012.heap"]);
+    assert_eq!(r.code, 1, "{}", r.err);
+    assert!(r.out.is_empty(), "{}", r.out);
+    assert!(r.err.contains("empty file"), "{}", r.err);
 }
 
 /// A library the first dump's memory map lacks (loaded after it was written) is named from

@@ -409,6 +409,24 @@ pub fn check_head(head: &[u8], path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Whether the file at `path`, which could not be read as a profile, is a text dump still
+/// being written (or whose writer died at once): empty, or a first line of text with no line
+/// end yet. What it is, in words (`empty`), when it is.
+pub fn unfinished(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let f = std::fs::File::open(path).ok()?;
+    if !f.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut head = Vec::new();
+    f.take(HEAD_BYTES as u64 + 1).read_to_end(&mut head).ok()?;
+    if head.is_empty() {
+        return Some("empty".to_string());
+    }
+    (head.len() <= HEAD_BYTES && head.iter().all(|&b| is_print(b) || b == b'\t'))
+        .then(|| format!("cut short at byte {}, in its first line", head.len()))
+}
+
 /// How much of a file [`check_head`] is given (at least).
 pub const HEAD_BYTES: usize = 4096;
 

@@ -291,9 +291,16 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-/// A value in raw units (bytes or objects), as `--text --show_bytes` prints it.
+/// A value in raw units (bytes or objects): a whole number as `--text --show_bytes` prints
+/// it, an estimate with its fraction.
 fn raw(v: f64) -> String {
-    perl_int(v)
+    // A sampled profile's estimates keep their fractions (`--text` truncates them): the
+    // change and the statistics are worked out on them, and add up with them.
+    if v.is_finite() && v.fract() != 0.0 {
+        format!("{v}")
+    } else {
+        perl_int(v)
+    }
 }
 
 /// A statistic with `decimals` decimals.
@@ -442,10 +449,12 @@ fn write_json(out: &mut dyn Write, t: &Trend) -> io::Result<()> {
     let left_out: Vec<String> = t
         .left_out
         .iter()
-        .map(|(p, at)| {
+        .map(|(p, why)| {
             format!(
-                "{{\"path\": {}, \"cut_at\": {at}}}",
-                json_str(&p.to_string_lossy())
+                "{{\"path\": {}, \"cut_at\": {}, \"why\": {}}}",
+                json_str(&p.to_string_lossy()),
+                json_opt(why.cut_at().map(|at| at.to_string())),
+                json_str(&why.words())
             )
         })
         .collect();
@@ -746,6 +755,7 @@ mod tests {
         for o in [
             OrderedBy::Gperftools,
             OrderedBy::Jemalloc,
+            OrderedBy::Numbered,
             OrderedBy::Mtime,
             OrderedBy::Arguments,
         ] {

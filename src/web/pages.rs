@@ -667,6 +667,18 @@ pub fn trend_series(sel: &Selected) -> Vec<usize> {
     let (Some(s), Some(v)) = (sel.session(), sel.snap.entries.get(sel.view)) else {
         return Vec::new();
     };
+    // The process is told by a memory map: a dump cut short has none, and then the newest
+    // dump of its kind that has one stands for it (the trend leaves the cut one out).
+    let mapped = |i: usize| !s.profiles[i].profile.mappings.is_empty();
+    let anchor = if mapped(v.index) {
+        v.index
+    } else {
+        sel.snap
+            .entries
+            .iter()
+            .find(|e| e.kind == v.kind && mapped(e.index))
+            .map_or(v.index, |e| e.index)
+    };
     sel.snap
         .entries
         .iter()
@@ -677,7 +689,7 @@ pub fn trend_series(sel: &Selected) -> Vec<usize> {
                 // A trend follows one process: dumps of other runs in the same folder
                 // are left out rather than refusing the page.
                 && crate::trend::same_process(
-                    &s.profiles[v.index].profile,
+                    &s.profiles[anchor].profile,
                     &s.profiles[e.index].profile,
                 )
                 .is_ok()
