@@ -20,7 +20,7 @@ macro_rules! vertical_space {
 /// `regex`; C++ template names hold them). What has no equivalent (look-around,
 /// back-references) is left for `regex` to refuse by name.
 pub fn to_rust(pattern: &str) -> Cow<'_, str> {
-    if !pattern.contains(['{', '\\']) {
+    if !pattern.contains(['{', '\\', '[']) {
         return Cow::Borrowed(pattern);
     }
     let b = pattern.as_bytes();
@@ -56,26 +56,14 @@ pub fn to_rust(pattern: &str) -> Cow<'_, str> {
                 }
             }
             b'[' => {
-                // Inside a class too, `\<` and `\>` are the characters (`regex` refuses them
-                // there).
-                let end = class_end(b, i);
-                let mut j = i + 1;
-                while j + 1 < end {
-                    if b[j] == b'\\' {
-                        if matches!(b[j + 1], b'<' | b'>') {
-                            out.push_str(&pattern[copied..j]);
-                            copied = j + 1;
-                        } else if b[j + 1] == b'v' {
-                            out.push_str(&pattern[copied..j]);
-                            out.push_str(vertical_space!());
-                            copied = j + 2;
-                        }
-                        j += 2;
-                    } else {
-                        j += 1;
-                    }
-                }
+                let Some(end) = class_close(b, i) else {
+                    // Not closed: left for `regex` to refuse.
+                    break;
+                };
+                out.push_str(&pattern[copied..i]);
+                class(pattern, i, end, &mut out);
                 i = end;
+                copied = i;
             }
             b'{' => match quantifier(&b[i..]) {
                 Some((len, q)) => {
@@ -99,6 +87,90 @@ pub fn to_rust(pattern: &str) -> Cow<'_, str> {
     }
     out.push_str(&pattern[copied..]);
     Cow::Owned(out)
+}
+
+/// The character class `pattern[start..end]` (from its `[` to its `]`) as `regex` reads
+/// Perl's meaning, appended to `out`. Perl takes `[`, `&&`, `--` and `~~` in a class as
+/// members; `regex` takes them for a nested class and set operations (`[o&&x]` would match
+/// nothing, `[[o]]` would end a character later): they are escaped. A `-` is a range only
+/// between two single members, as in Perl: after a class such as `\d`, or where the
+/// range's end would be one, it is a member (Perl warns "False [] range"; `regex` refuses
+/// it). `\<` and `\>` are the characters, `\v` vertical white space.
+fn class(pattern: &str, start: usize, end: usize, out: &mut String) {
+    let b = pattern.as_bytes();
+    out.push('[');
+    let mut j = start + 1;
+    if b.get(j) == Some(&b'^') {
+        out.push('^');
+        j += 1;
+    }
+    // A member's text (in `regex`'s syntax), and whether it is a single character (a
+    // range's end may be one).
+    let member = |j: usize| -> (usize, Cow<'_, str>, bool) {
+        match b[j] {
+            b'\\' if j + 1 < end - 1 => {
+                let c = b[j + 1];
+                let mut k = j + 2;
+                // `\x{263a}`, `\p{L}`, `\N{U+263A}`: the braces belong to the escape.
+                if b"xpPNo".contains(&c) && b.get(k) == Some(&b'{') {
+                    k = b[k..end]
+                        .iter()
+                        .position(|&c| c == b'}')
+                        .map_or(end - 1, |p| k + p + 1);
+                }
+                let single = !b"dDwWsShHvVpPN".contains(&c);
+                let text = match c {
+                    b'<' | b'>' => Cow::Borrowed(&pattern[j + 1..k]),
+                    b'v' => Cow::Borrowed(vertical_space!()),
+                    _ => Cow::Borrowed(&pattern[j..k]),
+                };
+                (k, text, single)
+            }
+            b'[' if b.get(j + 1) == Some(&b':') => {
+                let k = b[j + 2..end]
+                    .windows(2)
+                    .position(|w| w == b":]")
+                    .map_or(j + 1, |p| j + 2 + p + 2);
+                if k == j + 1 {
+                    (k, Cow::Borrowed(r"\["), true)
+                } else {
+                    (k, Cow::Borrowed(&pattern[j..k]), false)
+                }
+            }
+            b'[' | b'&' | b'~' | b'-' => (j + 1, Cow::Owned(format!("\\{}", b[j] as char)), true),
+            _ => {
+                // One character, however many bytes.
+                let len = pattern[j..].chars().next().map_or(1, char::len_utf8);
+                (j + len, Cow::Borrowed(&pattern[j..j + len]), true)
+            }
+        }
+    };
+    // Whether the last member written may start a range.
+    let mut may_start = false;
+    // A `]` first in the class is a member.
+    if b.get(j) == Some(&b']') {
+        out.push_str(r"\]");
+        j += 1;
+        may_start = true;
+    }
+    while j < end - 1 {
+        if b[j] == b'-' && may_start && j + 1 < end - 1 {
+            let (k, text, single) = member(j + 1);
+            if single {
+                out.push('-');
+                out.push_str(&text);
+                j = k;
+                may_start = false;
+                continue;
+            }
+        }
+        let (k, text, single) = member(j);
+        out.push_str(&text);
+        // The `-` of a false range (after `\d`) starts none.
+        may_start = single && !(b[j] == b'-' && j > start + 1 && !may_start);
+        j = k;
+    }
+    out.push(']');
 }
 
 /// Why `pattern` cannot be matched as Perl means it, for what `regex` would misread rather
@@ -141,6 +213,15 @@ pub fn unsupported(pattern: &str) -> Option<String> {
                         j += 2;
                         continue;
                     }
+                    if b[j] == b'[' && matches!(b[j + 1], b'.' | b'=') {
+                        let close = [b[j + 1], b']'];
+                        if b[j + 2..end].windows(2).any(|w| w == close) {
+                            return Some(format!(
+                                "POSIX syntax [{0} {0}] is reserved for future extensions",
+                                b[j + 1] as char
+                            ));
+                        }
+                    }
                     if b[j] == b'[' && b[j + 1] == b':' {
                         let rest = &b[j + 2..end];
                         if let Some(p) = rest.windows(2).position(|w| w == b":]") {
@@ -175,6 +256,11 @@ const POSIX_CLASSES: [&str; 14] = [
 /// Where the character class opening at `b[at]` (a `[`) ends: the index after its `]`
 /// (`b.len()` when it does not end, for `regex` to report).
 fn class_end(b: &[u8], at: usize) -> usize {
+    class_close(b, at).unwrap_or(b.len())
+}
+
+/// [`class_end`], `None` when the class does not end.
+fn class_close(b: &[u8], at: usize) -> Option<usize> {
     let mut i = at + 1;
     if b.get(i) == Some(&b'^') {
         i += 1;
@@ -193,11 +279,11 @@ fn class_end(b: &[u8], at: usize) -> usize {
                     .position(|w| w == b":]")
                     .map_or(i + 1, |p| i + 2 + p + 2);
             }
-            b']' => return i + 1,
+            b']' => return Some(i + 1),
             _ => i += 1,
         }
     }
-    b.len()
+    None
 }
 
 /// A Perl quantifier at the start of `b` (`{n}`, `{n,}`, `{n,m}`, `{,m}`, blanks allowed
@@ -246,7 +332,7 @@ mod tests {
             ("a{,3}", "a{0,3}"),
             ("a{", r"a\{"),
             ("[{]", "[{]"),
-            ("[]{]x{", r"[]{]x\{"),
+            ("[]{]x{", r"[\]{]x\{"),
             ("[[:alpha:]{]{", r"[[:alpha:]{]\{"),
             (r"\{a", r"\{a"),
             (r"\x{41}{", r"\x{41}\{"),
@@ -281,6 +367,21 @@ mod tests {
             (r"a[\v]b", "a\rb", true),
             (r"a[^\v]b", "a\nb", false),
             (r"a\vb", "a b", false),
+            // Perl's members where `regex` sees nested classes and set operations.
+            ("^[o&&x]ne", "one", true),
+            ("^[o&&x]ne", "&ne", true),
+            ("^[[o]]ne", "o]ne", true),
+            ("^[[o]]ne", "one", false),
+            ("round[[]", "round[", true),
+            ("^[a~~b]$", "~", true),
+            ("^[\\d-z]$", "-", true),
+            ("^[\\d-z]$", "m", false),
+            ("^[--/]$", ".", true),
+            ("^[a-c-e]$", "-", true),
+            ("^[a-c-e]$", "d", false),
+            ("^[^-]$", "-", false),
+            ("^[]-a]$", "_", true),
+            ("operator[[]]", "operator[]", true),
         ] {
             // unwrap: a test, on the patterns written above (no input reaches it); a
             // failure is the test failing.
@@ -299,6 +400,8 @@ mod tests {
             (r"(a)\g{-1}", "back-references are not supported"),
             ("[[:foo:]]", "POSIX class [:foo:] unknown"),
             ("x[a[:^bar:]]", "POSIX class [:bar:] unknown"),
+            ("[[.a.]]", "POSIX syntax [. .] is reserved for future extensions"),
+            ("x[b[=e=]]", "POSIX syntax [= =] is reserved for future extensions"),
             (
                 r"\Qa.b\E",
                 r"\Q...\E is not supported (escape each special character with \ instead)",
