@@ -985,7 +985,7 @@ impl<'a> Translator<'a> {
             items: Vec::new(),
             runs: Vec::new(),
             by_name_only: opts.granularity == Granularity::Functions
-                && (!opts.show_addresses || opts.jeprof),
+                && !opts.show_addresses,
             by_name: FxHashMap::default(),
             buf: String::new(),
         }
@@ -1815,7 +1815,7 @@ fn granular_in<'a>(
     opts: &Options,
     buf: &mut String,
 ) -> Option<&'a str> {
-    let show = opts.show_addresses && !opts.jeprof;
+    let show = opts.show_addresses;
     const INLINE: &str = " (inline)";
     buf.clear();
     let push_name = |s: &mut String| {

@@ -603,7 +603,7 @@ impl View {
             }
         } else {
             // The leak listing of --stacks covers every record read, base included.
-            let leaks: Vec<text::LeakRecord<'_>> = if self.stacks && !jeprof {
+            let leaks: Vec<text::LeakRecord<'_>> = if self.stacks {
                 inputs
                     .iter()
                     .copied()
@@ -999,7 +999,7 @@ impl Ctx<'_> {
                 if self.cmd.is_none() {
                     text::write_total(out, total, topts.measure, thread).map_err(io_err)?;
                 }
-                if self.view.stacks && !self.gopts.jeprof {
+                if self.view.stacks {
                     text::write_stacks(out, &st, symbols, topts).map_err(io_err)?;
                     text::write_leaks(out, leaks, symbols, topts).map_err(io_err)?;
                 }

@@ -524,6 +524,26 @@ fn thread_on_a_profile_without_threads_is_said_to_be_ignored() {
     assert!(!err.contains("the report is empty"), "{err}");
 }
 
+/// `--stacks` and `--show_addresses` work on jemalloc dumps as on tcmalloc's (jeprof has
+/// neither; rpprof took them and printed plain `--text`).
+#[test]
+fn stacks_and_addresses_on_jemalloc_dumps() {
+    let d = common::root().join("testdata").join("t-jemalloc");
+    let (_, plain, _) = run(&d, &["--text", "./tje", "tje.0003.heap"]);
+    let (code, out, err) = run(&d, &["--text", "--stacks", "./tje", "tje.0003.heap"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("Total: 2.0 MB\nStacks:\n\n"), "{out}");
+    assert!(out.contains(":grow_block\n"), "{out}");
+    assert!(out.contains("Leak of "), "{out}");
+    // The table follows, as without --stacks.
+    let table = plain.strip_prefix("Total: 2.0 MB\n").unwrap_or("?");
+    assert!(out.ends_with(table), "{out}");
+    let (code, out, err) = run(&d, &["--text", "--show_addresses", "./tje", "tje.0003.heap"]);
+    assert_eq!(code, 0, "{err}");
+    let grow = out.lines().find(|l| l.contains(" grow_block ")).unwrap_or("");
+    assert!(grow.ends_with(" grow_block (000055ff6496623c)"), "{out}");
+}
+
 /// `--alloc_space` on a jemalloc dump written without `prof_accum` (every record's
 /// allocation totals 0) prints nothing, as jeprof does, and says why.
 #[test]
