@@ -234,6 +234,14 @@ pub fn run_with_input(
         Session::load(&opts.load_options(), err)?
     };
     warn_foreign_value_flags(opts, &session, err)?;
+    // A symbolized profile (or one the server named) has function names, no source lines.
+    if opts.granularity == Granularity::Lines
+        && session.profiles.iter().any(|l| l.profile.symbols.is_some())
+    {
+        return Err(Error::usage(
+            "--lines cannot be used without a binary (a symbolized profile holds function names, not source lines)",
+        ));
+    }
     if trend && opts.drop_negative {
         writeln!(
             err,

@@ -544,6 +544,26 @@ fn stacks_and_addresses_on_jemalloc_dumps() {
     assert!(grow.ends_with(" grow_block (000055ff6496623c)"), "{out}");
 }
 
+/// A symbolized profile (`--raw`) has function names, not source lines: `--lines` is
+/// refused as pprof refuses it, rather than printing `?` for every line.
+#[test]
+fn lines_of_a_symbolized_profile_are_refused() {
+    let d = common::root().join("testdata").join("t-heap");
+    let (code, raw, err) = run(&d, &["--raw", "./theap", "theap.hprof.0003.heap"]);
+    assert_eq!(code, 0, "{err}");
+    let t = scratch("lines_of_a_symbolized_profile_are_refused");
+    std::fs::write(t.join("heap.raw"), raw).unwrap();
+    let (code, out, err) = run(&t, &["--text", "heap.raw"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("Total: "), "{out}");
+    let (code, out, err) = run(&t, &["--text", "--lines", "heap.raw"]);
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    assert!(
+        err.starts_with("rpprof: --lines cannot be used without a binary"),
+        "{err}"
+    );
+}
+
 /// `--alloc_space` on a jemalloc dump written without `prof_accum` (every record's
 /// allocation totals 0) prints nothing, as jeprof does, and says why.
 #[test]
