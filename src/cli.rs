@@ -550,10 +550,7 @@ fn check_value(spec: &OptSpec, value: &str) -> Result<String> {
                 Err(_) => u64::MAX.to_string(),
             })
         }
-        _ => v
-            .parse::<f64>()
-            .is_ok_and(f64::is_finite)
-            .then(|| v.clone()),
+        _ => perl_real(value).map(|x| x.to_string()),
     };
     if let Some(v) = checked {
         return Ok(v);
@@ -567,6 +564,82 @@ fn check_value(spec: &OptSpec, value: &str) -> Result<String> {
         "Value \"{value}\" invalid for option {} ({what})",
         spec.name
     )))
+}
+
+/// A real option's value as pprof reads it: Getopt::Long 2.52 takes what its float pattern
+/// matches, `[-+]?(?=[0-9.])[0-9_]*(.[0-9_]+)?([eE][-+]?[0-9_]+)?` (the `.` of its fraction is
+/// any character: `\.` in a Perl string is a plain `.`, so `0x1` and `1a5` pass and `1.`
+/// does not), and Perl makes a number of the longest numeric prefix (`0x1` is 0, `1e400`
+/// infinite, `-0` zero). `None` when the pattern refuses it.
+fn perl_real(value: &str) -> Option<f64> {
+    let b = value.as_bytes();
+    let mut i = usize::from(matches!(b.first(), Some(b'-' | b'+')));
+    if !matches!(b.get(i), Some(b'0'..=b'9' | b'.')) {
+        return None;
+    }
+    let digits = |i: &mut usize| {
+        let from = *i;
+        while matches!(b.get(*i), Some(b'0'..=b'9' | b'_')) {
+            *i += 1;
+        }
+        *i > from
+    };
+    digits(&mut i);
+    // The fraction: any one character (not a line end) and digits.
+    if let Some(len) = value[i..]
+        .chars()
+        .next()
+        .filter(|&c| c != '\n')
+        .map(char::len_utf8)
+    {
+        let mut j = i + len;
+        if digits(&mut j) {
+            i = j;
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        let mut j = i + 1;
+        if matches!(b.get(j), Some(b'-' | b'+')) {
+            j += 1;
+        }
+        if digits(&mut j) {
+            i = j;
+        }
+    }
+    if i != b.len() {
+        return None;
+    }
+    // Perl's number: the longest prefix that reads as one, underscores dropped.
+    let plain = value.replace('_', "");
+    let p = plain.as_bytes();
+    let mut n = usize::from(matches!(p.first(), Some(b'-' | b'+')));
+    let int_digits = p[n..].iter().take_while(|c| c.is_ascii_digit()).count();
+    n += int_digits;
+    let mut any = int_digits > 0;
+    if p.get(n) == Some(&b'.') {
+        let f = p[n + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+        if any || f > 0 {
+            n += 1 + f;
+            any = true;
+        }
+    }
+    if any && matches!(p.get(n), Some(b'e' | b'E')) {
+        let mut e = n + 1;
+        if matches!(p.get(e), Some(b'-' | b'+')) {
+            e += 1;
+        }
+        let d = p[e..].iter().take_while(|c| c.is_ascii_digit()).count();
+        if d > 0 {
+            n = e + d;
+        }
+    }
+    let x = if any {
+        plain[..n].parse::<f64>().unwrap_or(0.0)
+    } else {
+        0.0
+    };
+    // Perl reads `-0` as the integer 0.
+    Some(x + 0.0)
 }
 
 /// An option word without its dashes, as its name and its `=value` if any. Getopt::Long
@@ -931,6 +1004,54 @@ mod tests {
             &args.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
             false,
         )
+    }
+
+    /// What Getopt::Long 2.52 takes for `=f` and the number Perl makes of it (checked with
+    /// `perl -MGetopt::Long -e 'GetOptions("x=f" => \$x)'` and pprof's legends).
+    #[test]
+    fn real_values_as_pprof_reads_them() {
+        for (v, want) in [
+            ("0.005", Some(0.005)),
+            (".5", Some(0.5)),
+            ("._5", Some(0.5)),
+            ("1_0", Some(10.0)),
+            ("+1", Some(1.0)),
+            ("1e+_3", Some(1000.0)),
+            ("0x1", Some(0.0)),
+            ("0X1", Some(0.0)),
+            ("0b1", Some(0.0)),
+            ("1a5", Some(1.0)),
+            ("-0", Some(0.0)),
+            ("-0.0", Some(0.0)),
+            ("1e400", Some(f64::INFINITY)),
+            ("-1e400", Some(f64::NEG_INFINITY)),
+            ("1.", None),
+            ("0x", None),
+            ("0xg", None),
+            ("0x1.5", None),
+            ("+_1", None),
+            ("5e", None),
+            ("inf", None),
+            ("nan", None),
+            ("", None),
+            ("x1", None),
+        ] {
+            let got = perl_real(v);
+            assert_eq!(got, want, "{v}");
+            // Never -0: Perl prints 0.0 for it.
+            assert!(
+                got.is_none_or(|x| !(x == 0.0 && x.is_sign_negative())),
+                "{v}"
+            );
+        }
+        assert_eq!(
+            norm(&["--nodefraction=0x1", "p"]).unwrap(),
+            ["--nodefraction=0", "--", "p"]
+        );
+        assert_eq!(
+            norm(&["--edgefraction", "1e400", "p"]).unwrap(),
+            ["--edgefraction=inf", "--", "p"]
+        );
     }
 
     #[test]

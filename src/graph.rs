@@ -984,8 +984,7 @@ impl<'a> Translator<'a> {
             ranges: FxHashMap::default(),
             items: Vec::new(),
             runs: Vec::new(),
-            by_name_only: opts.granularity == Granularity::Functions
-                && !opts.show_addresses,
+            by_name_only: opts.granularity == Granularity::Functions && !opts.show_addresses,
             by_name: FxHashMap::default(),
             buf: String::new(),
         }

@@ -400,8 +400,14 @@ mod tests {
             (r"(a)\g{-1}", "back-references are not supported"),
             ("[[:foo:]]", "POSIX class [:foo:] unknown"),
             ("x[a[:^bar:]]", "POSIX class [:bar:] unknown"),
-            ("[[.a.]]", "POSIX syntax [. .] is reserved for future extensions"),
-            ("x[b[=e=]]", "POSIX syntax [= =] is reserved for future extensions"),
+            (
+                "[[.a.]]",
+                "POSIX syntax [. .] is reserved for future extensions",
+            ),
+            (
+                "x[b[=e=]]",
+                "POSIX syntax [= =] is reserved for future extensions",
+            ),
             (
                 r"\Qa.b\E",
                 r"\Q...\E is not supported (escape each special character with \ instead)",

@@ -66,11 +66,15 @@ impl Measure {
         match self {
             Measure::Bytes { show_bytes: false } => {
                 let mb = v / 1048576.0;
-                if !push_one_decimal(buf, mb) {
+                if !push_one_decimal(buf, mb) && !push_perl_nonfinite(buf, mb) {
                     buf.extend_from_slice(format!("{mb:.1}").as_bytes());
                 }
             }
-            Measure::Nanoseconds => buf.extend_from_slice(format!("{:.3}", v / 1e9).as_bytes()),
+            Measure::Nanoseconds => {
+                if !push_perl_nonfinite(buf, v) {
+                    buf.extend_from_slice(format!("{:.3}", v / 1e9).as_bytes());
+                }
+            }
             _ => push_perl_int(buf, v),
         }
     }
@@ -94,10 +98,12 @@ pub fn sum<V: std::borrow::Borrow<f64>>(values: impl IntoIterator<Item = V>) -> 
     values.into_iter().fold(0.0, |a, v| a + *v.borrow())
 }
 
-/// Perl's `sprintf("%d", v)` of a float: truncated toward zero.
+/// Perl's `sprintf("%d", v)` of a float: truncated toward zero; from 2^63 up to 2^64 as the
+/// unsigned number, past it -1; `NaN`, `Inf` and `-Inf` as words (Perl 5.36, Debian 12's).
 pub fn perl_int(v: f64) -> String {
-    if v.is_nan() {
-        return "-1".to_string();
+    let mut b = Vec::new();
+    if push_perl_nonfinite(&mut b, v) {
+        return String::from_utf8_lossy(&b).into_owned();
     }
     let t = v.trunc();
     if t >= 9.223_372_036_854_776e18 {
@@ -110,6 +116,22 @@ pub fn perl_int(v: f64) -> String {
         return i64::MIN.to_string();
     }
     format!("{}", t as i64)
+}
+
+/// Perl's `sprintf("%.1f")` of an infinity or a NaN (`Inf`, `-Inf`, `NaN`; a `--nodefraction`
+/// of 1e400 makes one), appended; false for a finite `v`, which is left to the caller.
+fn push_perl_nonfinite(buf: &mut Vec<u8>, v: f64) -> bool {
+    let s: &[u8] = if v.is_nan() {
+        b"NaN"
+    } else if v == f64::INFINITY {
+        b"Inf"
+    } else if v == f64::NEG_INFINITY {
+        b"-Inf"
+    } else {
+        return false;
+    };
+    buf.extend_from_slice(s);
+    true
 }
 
 /// pprof's `Percent`: `num` as a percentage of `tot`, one decimal.
@@ -272,6 +294,22 @@ fn trim_zeros(s: &str) -> &str {
 mod tests {
     use super::*;
 
+    /// An infinite limit (`--nodefraction=1e400`) prints as Perl's `%.1f` and `%d` print it.
+    #[test]
+    fn infinities_as_perl_prints_them() {
+        assert_eq!(perl_int(f64::INFINITY), "Inf");
+        assert_eq!(perl_int(f64::NEG_INFINITY), "-Inf");
+        assert_eq!(perl_int(f64::NAN), "NaN");
+        assert_eq!(perl_int(1.9e19), "-1");
+        assert_eq!(perl_int(-1.9e19), "-9223372036854775808");
+        let mb = Measure::Bytes { show_bytes: false };
+        assert_eq!(mb.unparse(f64::INFINITY), "Inf");
+        assert_eq!(mb.unparse(f64::NEG_INFINITY), "-Inf");
+        assert_eq!(mb.unparse(f64::NAN), "NaN");
+        assert_eq!(mb.unparse(0.0), "0.0");
+        assert_eq!(Measure::Nanoseconds.unparse(f64::INFINITY), "Inf");
+    }
+
     /// Hex as `format!("{v:0width$x}")` writes it, at the widths used and past them.
     #[test]
     fn hex_as_format_writes_it() {
@@ -359,6 +397,7 @@ mod tests {
             assert_eq!(String::from_utf8_lossy(&b), perl_int(v), "{v}");
             for m in measures {
                 let want = match m {
+                    _ if !v.is_finite() => perl_int(v),
                     Measure::Bytes { show_bytes: false } => format!("{:.1}", v / 1048576.0),
                     Measure::Nanoseconds => format!("{:.3}", v / 1e9),
                     _ => perl_int(v),

@@ -538,9 +538,15 @@ fn stacks_and_addresses_on_jemalloc_dumps() {
     // The table follows, as without --stacks.
     let table = plain.strip_prefix("Total: 2.0 MB\n").unwrap_or("?");
     assert!(out.ends_with(table), "{out}");
-    let (code, out, err) = run(&d, &["--text", "--show_addresses", "./tje", "tje.0003.heap"]);
+    let (code, out, err) = run(
+        &d,
+        &["--text", "--show_addresses", "./tje", "tje.0003.heap"],
+    );
     assert_eq!(code, 0, "{err}");
-    let grow = out.lines().find(|l| l.contains(" grow_block ")).unwrap_or("");
+    let grow = out
+        .lines()
+        .find(|l| l.contains(" grow_block "))
+        .unwrap_or("");
     assert!(grow.ends_with(" grow_block (000055ff6496623c)"), "{out}");
 }
 
