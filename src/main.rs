@@ -110,7 +110,8 @@ fn main() -> ExitCode {
             let mut err = stderr.lock();
             let _ = writeln!(err, "rpprof: {e}");
             if matches!(e.kind, ErrorKind::Usage(_)) {
-                let _ = writeln!(err, "Try 'rpprof --help' for more information.");
+                let me = if jeprof { "jeprof" } else { "rpprof" };
+                let _ = writeln!(err, "Try '{me} --help' for more information.");
             }
             ExitCode::from(e.exit_code())
         }

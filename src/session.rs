@@ -658,6 +658,24 @@ impl Session {
         for &i in order.iter().skip(1).chain(base.iter()) {
             check_compatible(&profiles[0], &profiles[i], Some(i) == base, opts.value)?;
         }
+        // A base of another program shares no code addresses with the profile: allowed, as
+        // in pprof, but said (its addresses are not the given program's).
+        if let Some(b) = base
+            && let (Some(pm), Some(pb)) = (
+                program_from_map(&profiles[0].profile),
+                program_from_map(&profiles[b].profile),
+            )
+            && pm != pb
+        {
+            writeln!(
+                err,
+                "Warning: the base {} maps the program {}, the profile {}: a profile of another program (its program's addresses are not looked up in this one)",
+                profiles[b].path.display(),
+                pb.display(),
+                pm.display()
+            )
+            .map_err(io_err)?;
+        }
         for &i in order.iter().chain(base.iter()) {
             for n in &profiles[i].profile.notes {
                 writeln!(err, "{n}").map_err(io_err)?;

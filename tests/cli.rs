@@ -550,6 +550,37 @@ fn stacks_and_addresses_on_jemalloc_dumps() {
     assert!(grow.ends_with(" grow_block (000055ff6496623c)"), "{out}");
 }
 
+/// A base of another program is allowed, as in pprof, and said.
+#[test]
+fn a_base_of_another_program_is_said() {
+    let d = common::root().join("testdata").join("t-cpu");
+    let (code, _, err) = run(
+        &d,
+        &[
+            "--text",
+            "--base=tcpu-leaf.prof",
+            "./tcpu-nopie",
+            "tcpu-nopie.prof",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("Warning: the base tcpu-leaf.prof maps the program /tmp/rpprof-corpus/t-cpu/tcpu-pie, the profile /tmp/rpprof-corpus/t-cpu/tcpu-nopie: a profile of another program"),
+        "{err}"
+    );
+    let (code, _, err) = run(
+        &d,
+        &[
+            "--text",
+            "--base=tcpu-nopie.prof",
+            "./tcpu-nopie",
+            "tcpu-nopie.prof",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("another program"), "{err}");
+}
+
 /// A symbolized profile (`--raw`) has function names, not source lines: `--lines` is
 /// refused as pprof refuses it, rather than printing `?` for every line.
 #[test]

@@ -188,9 +188,13 @@ fn objdump(program: &Path, r: &ListedRoutine) -> Result<String> {
         .stderr(Stdio::null())
         .output()
         .map_err(|e| {
-            if e.kind() == io::ErrorKind::NotFound {
+            if e.kind() == io::ErrorKind::NotFound && program == Path::new("objdump") {
+                Error::internal(
+                    "cannot run objdump: not found; --disasm needs objdump: install the Debian package binutils",
+                )
+            } else if e.kind() == io::ErrorKind::NotFound {
                 Error::internal(format!(
-                    "cannot run {}: not found; --disasm needs objdump: install the Debian package binutils",
+                    "cannot run {}, which --tools (or $PPROF_TOOLS) names: not found",
                     program.display()
                 ))
             } else {
