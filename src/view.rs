@@ -1507,12 +1507,19 @@ impl View {
                 None => true,
             }
         });
-        for (i, j) in twins {
+        for &(i, j) in &twins {
             notes.push(format!(
                 "Note: {} holds the same dump as {}: counted once",
                 s.profiles[i].path.display(),
                 s.profiles[j].path.display()
             ));
+        }
+        if given.len() < 3 {
+            return Err(Error::usage(format!(
+                "--trend needs a series of at least three dumps ({} given, {} of them the same dump as another); to compare two, use --base=<older> <newer>",
+                given.len() + twins.len(),
+                twins.len()
+            )));
         }
         for &i in &given[1..] {
             s.check_pair(given[0], i, false, self.value)?;

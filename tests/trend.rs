@@ -1039,6 +1039,39 @@ fn a_dump_cut_short_is_left_out() {
     );
 }
 
+/// A dump kept beside itself compressed (log rotation) is one dump: counted once, and the
+/// names still order the series.
+#[test]
+fn a_dump_beside_its_compressed_copy_counts_once() {
+    use std::io::Write;
+    let dir = scratch("twins", &|n| n.to_string());
+    let name = "ttrend.hprof.0003.heap";
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&std::fs::read(dir.join(name)).unwrap())
+        .unwrap();
+    let gz_name = format!("{name}.gz");
+    std::fs::write(dir.join(&gz_name), gz.finish().unwrap()).unwrap();
+    let mut files = series("hprof");
+    files.push(gz_name);
+    let mut args = vec!["--trend", "./ttrend"];
+    args.extend(files.iter().map(String::as_str));
+    let r = run(&dir, &args);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert!(
+        r.err
+            .contains("Note: ttrend.hprof.0003.heap.gz holds the same dump as ttrend.hprof.0003.heap: counted once"),
+        "{}",
+        r.err
+    );
+    assert!(r.out.starts_with("Trend of 12 dumps"), "{}", r.out);
+    assert!(
+        r.out
+            .contains("\nOrder: the sequence numbers of their names"),
+        "{}",
+        r.out
+    );
+}
+
 /// The newest dump of a series as its writer leaves it on the way: empty, cut in its first
 /// line, cut at the end of a record line (no memory map yet). Each is left out and said, and
 /// the leak still reads as growing; none stops the trend.
