@@ -200,8 +200,10 @@ fn numbered_place(name: &str) -> Option<Place> {
     let name = unzipped(name);
     let end = name.rfind(|c: char| c.is_ascii_digit())? + 1;
     let start = name[..end]
-        .rfind(|c: char| !c.is_ascii_digit())
-        .map_or(0, |i| i + 1);
+        .char_indices()
+        .rev()
+        .find(|(_, c)| !c.is_ascii_digit())
+        .map_or(0, |(i, c)| i + c.len_utf8());
     let seq = digits(&name[start..end])?;
     Some((format!("{}\0{}", &name[..start], &name[end..]), seq))
 }
@@ -957,6 +959,11 @@ mod tests {
         assert_eq!(numbered_place("a7b"), Some(("a\0b".to_string(), 7)));
         assert_eq!(numbered_place("42"), Some(("\0".to_string(), 42)));
         assert_eq!(numbered_place("heap"), None);
+        // A character of two bytes before the number.
+        assert_eq!(
+            numbered_place("tas\u{e9}5.heap"),
+            Some(("tas\u{e9}\0.heap".to_string(), 5))
+        );
     }
 
     #[test]
