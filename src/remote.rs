@@ -57,13 +57,16 @@ impl Target {
             Some(i) => (&rest[..i], &rest[i..]),
             None => (rest, ""),
         };
-        let host = hostport
+        // (A password in the URL does not go into the saved file's name.)
+        let host_only = hostport.rsplit_once('@').map_or(hostport, |(_, h)| h);
+        let host = host_only
             .rsplit_once(':')
-            .map_or(hostport, |(h, _)| h)
+            .map_or(host_only, |(h, _)| h)
             .to_string();
+        // A base URL pasted with its final `/` (`http://host:port/`) is the base.
         let (prefix, page) = match path.find("/pprof/") {
             Some(i) => (&path[..i], &path[i..]),
-            None => (path, ""),
+            None => (path.trim_end_matches('/'), ""),
         };
         let page = if page.is_empty() || page == "/" {
             PROFILE_PAGE.to_string()
@@ -81,6 +84,13 @@ impl Target {
     pub fn timed(&self) -> bool {
         let p = self.page.split('?').next().unwrap_or("");
         p == PROFILE_PAGE || p == "/pprof/pmuprofile" || p == "/pprof/contention"
+    }
+
+    /// True for the CPU profile pages (not contention), which pprof announces as CPU
+    /// profiles and names without a page suffix.
+    pub fn cpu(&self) -> bool {
+        let p = self.page.split('?').next().unwrap_or("");
+        p == PROFILE_PAGE || p == "/pprof/pmuprofile"
     }
 
     /// The value of the `seconds=` in the argument's own query, if it has one (its first).
@@ -567,13 +577,69 @@ impl Client {
         }
     }
 
-    /// POST `data` to `url`.
+    /// POST `data` to `url`. A redirect is followed with the same POST to where it points
+    /// (as pprof posts to the page curl finds at the end of the redirects; an HTTP client
+    /// would send a GET without the body for a 302), up to 5 times, never from HTTPS to HTTP.
     pub fn post(&self, url: &str, data: &[u8]) -> Result<Vec<u8>> {
-        Self::check_roots(url)?;
-        Ok(self
-            .body(url, self.agent_for(url).post(url).send(data), false)?
-            .unwrap_or_default())
+        let mut url = url.to_string();
+        for _ in 0..=5 {
+            Self::check_roots(&url)?;
+            let r = self
+                .agent_for(&url)
+                .post(&url)
+                .config()
+                .max_redirects(0)
+                .build()
+                .send(data);
+            if let Ok(resp) = &r
+                && resp.status().is_redirection()
+                && let Some(to) = resp.headers().get("location").and_then(|v| v.to_str().ok())
+            {
+                let next = resolve(&url, to);
+                if url.starts_with("https://") && !next.starts_with("https://") {
+                    return Err(Error::refused(format!(
+                        "{url}: redirected to {next}, which is not HTTPS: not followed"
+                    )));
+                }
+                url = next;
+                continue;
+            }
+            return Ok(self.body(&url, r, false)?.unwrap_or_default());
+        }
+        Err(Error::refused(format!("{url}: too many redirects")))
     }
+}
+
+/// `name` with the symbol it starts with demangled, as c++filt reads a line: the run of
+/// `[A-Za-z0-9_$.]` at its start is the symbol (`_ZN3foo3barEv(int)` is `foo::bar()(int)`).
+fn demangle_leading(name: &str) -> String {
+    let end = name
+        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '.')))
+        .unwrap_or(name.len());
+    let (symbol, rest) = name.split_at(end);
+    if !symbol.starts_with("_Z") {
+        return name.to_string();
+    }
+    format!("{}{rest}", crate::symbolize::demangle::demangle(symbol))
+}
+
+/// `to`, a redirect's `Location`, made absolute against `from`.
+fn resolve(from: &str, to: &str) -> String {
+    if to.contains("://") {
+        return to.to_string();
+    }
+    let (scheme, rest) = from.split_once("://").unwrap_or(("http", from));
+    if let Some(net) = to.strip_prefix("//") {
+        return format!("{scheme}://{net}");
+    }
+    let authority = rest.split(['/', '?']).next().unwrap_or(rest);
+    if to.starts_with('/') {
+        return format!("{scheme}://{authority}{to}");
+    }
+    // Relative to the page's folder.
+    let path = rest[authority.len()..].split('?').next().unwrap_or("");
+    let folder = path.rsplit_once('/').map_or("", |(f, _)| f);
+    format!("{scheme}://{authority}{folder}/{to}")
 }
 
 /// The program's name from `/pprof/cmdline` (its first line).
@@ -640,7 +706,7 @@ pub fn fetch_profile(
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     let mut name = format!("{base}.{now}.{}", target.host);
-    if !target.timed() {
+    if !target.cpu() {
         name.push_str(&target.page.replace(['/', '?'], "."));
     }
     let dir = profile_dir();
@@ -651,6 +717,13 @@ pub fn fetch_profile(
             dir.display()
         )));
     }
+    std::fs::create_dir_all(&dir).map_err(|e| {
+        Error::refused(format!(
+            "Unable to create profile directory {} ($PPROF_TMPDIR, default ~/pprof): {}",
+            dir.display(),
+            e
+        ))
+    })?;
     // A second fetch within the same second (the web UI's --every) gets a name of its own
     // rather than replacing the first's file.
     let mut path = dir.join(&name);
@@ -661,7 +734,7 @@ pub fn fetch_profile(
         path = dir.join(format!("{name}.{n}"));
     }
     // (Messages only: a standard error that cannot be written to does not stop the fetch.)
-    let _ = if target.timed() {
+    let _ = if target.cpu() {
         writeln!(
             err,
             "Gathering CPU profile from {url} for {seconds} seconds to\n  {}",
@@ -700,8 +773,6 @@ pub fn fetch_profile(
             "{url}: the answer is not a profile: {head:?}"
         )));
     }
-    // The directory is made once there is something to put in it.
-    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     remove_left_behind(&dir);
     // Fetches under way at once (the web UI's --every, one per server) write files of
     // their own, and each takes a name no other has taken (the name said above, or the next
@@ -857,16 +928,21 @@ pub fn symbols(
     let post: Vec<String> = addrs.iter().map(|a| format!("0x{a:x}")).collect();
     let body = client.post(&url, post.join("+").as_bytes())?;
     for line in String::from_utf8_lossy(&body).lines() {
-        let line = line.trim_end_matches('\r');
-        let Some((addr, name)) = line.split_once('\t') else {
+        // `0x<address>`, blanks (a tab, or spaces as Go's handler writes), the names.
+        let line = line.trim();
+        let Some((addr, name)) = line.split_once([' ', '\t']) else {
             continue;
         };
-        let hex = addr
-            .trim()
-            .trim_start_matches("0x")
-            .trim_start_matches("0X");
+        let hex = addr.trim_start_matches("0x").trim_start_matches("0X");
         if let Ok(a) = u64::from_str_radix(hex, 16) {
-            names.insert(a, name.trim().to_string());
+            // Mangled names are demangled, as pprof runs the page through c++filt.
+            let name = name
+                .trim()
+                .split("--")
+                .map(demangle_leading)
+                .collect::<Vec<_>>()
+                .join("--");
+            names.insert(a, name);
         }
     }
     let named = addrs.iter().filter(|a| names.contains_key(a)).count();
@@ -970,6 +1046,26 @@ mod tests {
     }
 
     #[test]
+    fn symbol_page_names_are_demangled_as_cxxfilt_does() {
+        assert_eq!(demangle_leading("_ZN3foo3barEv"), "foo::bar()");
+        assert_eq!(demangle_leading("_ZN3foo3barEv(int)"), "foo::bar()(int)");
+        assert_eq!(demangle_leading("remote_alloc(int)"), "remote_alloc(int)");
+        assert_eq!(demangle_leading("_Znot mangled"), "_Znot mangled");
+    }
+
+    #[test]
+    fn redirects_resolve_against_the_page() {
+        let from = "http://h:1/a/b/pprof/symbol?x=1";
+        assert_eq!(resolve(from, "https://o:2/s"), "https://o:2/s");
+        assert_eq!(resolve(from, "//o:2/s"), "http://o:2/s");
+        assert_eq!(
+            resolve(from, "/ok/pprof/symbol"),
+            "http://h:1/ok/pprof/symbol"
+        );
+        assert_eq!(resolve(from, "symbol2"), "http://h:1/a/b/pprof/symbol2");
+    }
+
+    #[test]
     fn targets_as_pprof_splits_them() {
         let t = Target::parse("localhost:9002/pprof/heap");
         assert_eq!(t.base, "http://localhost:9002");
@@ -988,5 +1084,19 @@ mod tests {
             t.profile_url(2),
             "http://h:1/prefix/pprof/contention?seconds=2"
         );
+        assert!(t.timed() && !t.cpu());
+        // A base URL pasted with its final slash, with or without a prefix.
+        let t = Target::parse("http://h:1/");
+        assert_eq!(
+            (t.base.as_str(), t.page.as_str()),
+            ("http://h:1", PROFILE_PAGE)
+        );
+        assert!(t.cpu());
+        let t = Target::parse("h:1/ok/");
+        assert_eq!(t.base, "http://h:1/ok");
+        // A password stays out of the saved file's name.
+        let t = Target::parse("http://user:secret@h:1/pprof/heap");
+        assert_eq!(t.host, "h");
+        assert_eq!(t.base, "http://user:secret@h:1");
     }
 }

@@ -345,6 +345,26 @@ fn symbol_page_checked_first_and_its_gaps_said() {
     assert!(n < m && n <= m.div_ceil(2), "{err}");
 }
 
+/// The symbol page's POST redirected (307, and 302, which an HTTP client would turn into a
+/// GET without the addresses) is sent again to where it points, as pprof does; mangled names
+/// after a space (Go's handler) are read and demangled, as pprof reads them through c++filt.
+#[test]
+fn redirected_and_mangled_symbol_pages() {
+    let Some(s) = start("redirected_and_mangled_symbol_pages") else {
+        return;
+    };
+    for prefix in ["/moved", "/found", "/mangled"] {
+        let out = s.rpprof(&["--text", &s.url(&format!("{prefix}/pprof/heap"))], &[]);
+        let report = ok(&out);
+        let err = text(&out.stderr);
+        assert!(
+            report.contains(" remote_alloc_big\n"),
+            "{prefix}: {report}\n{err}"
+        );
+        assert!(!report.contains("_Z"), "{prefix}: {report}");
+    }
+}
+
 /// A server without /pprof/cmdline: its profile is fetched and named all the same, saved
 /// under `unknown`, as the warning says (google-pprof carries on too).
 #[test]

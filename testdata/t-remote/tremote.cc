@@ -12,8 +12,10 @@
 // page), /garbage (200 with HTML), /slow (answers after 10 s), /stripped and /few (symbol
 // pages without symbols and naming half the addresses), /nocmd (no /pprof/cmdline), /argv
 // (/pprof/cmdline as /proc/self/cmdline has it: the arguments after NULs), /longsym (a
-// symbol page of one 100,000-byte line). It exits after a request to /quit, or after 10
-// minutes.
+// symbol page of one 100,000-byte line), /moved and /found (the symbol page's POST
+// redirected to /pprof/symbol with a 307 or a 302), /mangled (symbol lines of mangled
+// names after a space, as Go's handler writes them). It exits after a request to /quit, or
+// after 10 minutes.
 #include <arpa/inet.h>
 #include <cxxabi.h>
 #include <dlfcn.h>
@@ -89,7 +91,8 @@ static void reply(int fd, int code, const char* reason, const std::string& body,
     send_all(fd, body);
 }
 
-static std::string symbol_answer(const std::string& post) {
+// mangled: the names as the symbol table has them, after a space.
+static std::string symbol_answer(const std::string& post, bool mangled = false) {
     std::string out;
     size_t i = 0;
     while (i < post.size()) {
@@ -103,9 +106,9 @@ static std::string symbol_answer(const std::string& post) {
         int status = 0;
         char* d = abi::__cxa_demangle(info.dli_sname, nullptr, nullptr, &status);
         char line[64];
-        snprintf(line, sizeof line, "0x%016lx\t", addr);
+        snprintf(line, sizeof line, mangled ? "0x%016lx " : "0x%016lx\t", addr);
         out += line;
-        out += (status == 0 && d) ? d : info.dli_sname;
+        out += (status == 0 && d && !mangled) ? d : info.dli_sname;
         out += "\n";
         free(d);
     }
@@ -166,6 +169,25 @@ static void handle(int fd) {
         path = path.substr(8);
         if (path == "/pprof/symbol") {
             reply(fd, 200, "OK", std::string(100000, 'A') + "\n");
+            return;
+        }
+    }
+    // /moved, /found: the symbol page's POST sent on to /pprof/symbol.
+    if (path.rfind("/moved/", 0) == 0 || path.rfind("/found/", 0) == 0) {
+        bool found = path[1] == 'f';
+        path = path.substr(6);
+        if (path == "/pprof/symbol" && method == "POST") {
+            std::string head = found ? "HTTP/1.0 302 Found\r\n" : "HTTP/1.0 307 Temporary Redirect\r\n";
+            head += "Location: /pprof/symbol\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+            send_all(fd, head);
+            return;
+        }
+    }
+    // /mangled: symbol lines of mangled names after a space.
+    if (path.rfind("/mangled/", 0) == 0) {
+        path = path.substr(8);
+        if (path == "/pprof/symbol" && method == "POST") {
+            reply(fd, 200, "OK", symbol_answer(body, true));
             return;
         }
     }
