@@ -85,15 +85,9 @@ pub fn parse_hostport(s: &str) -> Result<(String, u16)> {
 pub fn parse_duration(s: &str) -> Result<Duration> {
     let bad = || Error::usage(format!("--every={s}: say a duration such as 30s, 5m or 1h"));
     let s = s.trim();
-    if let Ok(n) = s.parse::<f64>() {
-        return if n > 0.0 && n.is_finite() {
-            Duration::try_from_secs_f64(n).map_err(|_| bad())
-        } else {
-            Err(bad())
-        };
-    }
-    let mut total = 0.0;
-    let mut rest = s;
+    // A bare number is seconds.
+    let mut total = s.parse::<f64>().unwrap_or(0.0);
+    let mut rest = if s.parse::<f64>().is_ok() { "" } else { s };
     while !rest.is_empty() {
         let num_len = rest
             .find(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -115,6 +109,12 @@ pub fn parse_duration(s: &str) -> Result<Duration> {
     }
     if total <= 0.0 || !total.is_finite() {
         return Err(bad());
+    }
+    // Each fetch saves a file: a server asked a thousand times a second fills the disk.
+    if total < 1.0 {
+        return Err(Error::usage(format!(
+            "--every={s}: at least 1s (each fetch saves a profile file)"
+        )));
     }
     Duration::try_from_secs_f64(total).map_err(|_| bad())
 }
@@ -913,7 +913,12 @@ mod tests {
         assert_eq!(parse_duration("30s").unwrap(), Duration::from_secs(30));
         assert_eq!(parse_duration("1m30s").unwrap(), Duration::from_secs(90));
         assert_eq!(parse_duration("2h").unwrap(), Duration::from_secs(7200));
-        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
+        assert_eq!(
+            parse_duration("1500ms").unwrap(),
+            Duration::from_millis(1500)
+        );
+        assert!(parse_duration("500ms").is_err());
+        assert!(parse_duration("0.5").is_err());
         assert_eq!(parse_duration("5").unwrap(), Duration::from_secs(5));
         assert!(parse_duration("0s").is_err());
         assert!(parse_duration("5x").is_err());
