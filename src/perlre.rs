@@ -205,6 +205,30 @@ pub fn unsupported(pattern: &str) -> Option<String> {
                 }
                 i += 2;
             }
+            // Perl's group forms `regex` does not have: said by name (`regex` would say
+            // "unrecognized flag").
+            b'(' if b.get(i + 1) == Some(&b'?') => {
+                let what = match b.get(i + 2) {
+                    Some(b'#') => Some("comments (?#...)"),
+                    Some(b'>') => Some("atomic groups (?>...)"),
+                    Some(b'|') => Some("branch reset groups (?|...)"),
+                    Some(b'^') => Some("(?^...) flag groups"),
+                    _ => None,
+                };
+                if let Some(what) = what {
+                    return Some(format!("{what} are not supported"));
+                }
+                i += 1;
+            }
+            // A possessive quantifier (`o*+`, `o?+`, `o++`, `o{2}+`): `regex` would read a
+            // repetition of the repetition, and match where Perl does not.
+            b'*' | b'+' | b'?' | b'}' if b.get(i + 1) == Some(&b'+') && i > 0 => {
+                let quantifier = b[i] != b'}' || quantifier_ends_at(b, i);
+                if quantifier {
+                    return Some("possessive quantifiers (*+, ++, ?+, {n}+) are not supported (a + that is meant is written \\+)".into());
+                }
+                i += 1;
+            }
             b'[' => {
                 let end = class_end(b, i);
                 let mut j = i + 1;
@@ -245,6 +269,15 @@ pub fn unsupported(pattern: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// Whether the `}` at `b[at]` closes a quantifier (`{2}`, `{2,}`, `{,3}`), not a literal
+/// brace.
+fn quantifier_ends_at(b: &[u8], at: usize) -> bool {
+    b[..at]
+        .iter()
+        .rposition(|&c| c == b'{')
+        .is_some_and(|open| quantifier(&b[open..=at]).is_some())
 }
 
 /// The POSIX classes Perl knows.
@@ -400,6 +433,14 @@ mod tests {
             (r"(a)\g{-1}", "back-references are not supported"),
             ("[[:foo:]]", "POSIX class [:foo:] unknown"),
             ("x[a[:^bar:]]", "POSIX class [:bar:] unknown"),
+            ("gro*+ow", "possessive quantifiers (*+, ++, ?+, {n}+) are not supported (a + that is meant is written \\+)"),
+            ("gro?+w", "possessive quantifiers (*+, ++, ?+, {n}+) are not supported (a + that is meant is written \\+)"),
+            ("a++", "possessive quantifiers (*+, ++, ?+, {n}+) are not supported (a + that is meant is written \\+)"),
+            ("a{2}+", "possessive quantifiers (*+, ++, ?+, {n}+) are not supported (a + that is meant is written \\+)"),
+            ("(?#c)grow", "comments (?#...) are not supported"),
+            ("(?>grow)", "atomic groups (?>...) are not supported"),
+            ("(?|grow)", "branch reset groups (?|...) are not supported"),
+            ("(?^i:GROW)", "(?^...) flag groups are not supported"),
             (
                 "[[.a.]]",
                 "POSIX syntax [. .] is reserved for future extensions",
@@ -423,6 +464,13 @@ mod tests {
             r"a\kb",
             "{lambda()#1}",
             "[:foo:]",
+            "operator+",
+            "a+b",
+            r"\++",
+            "[+]+",
+            "f{x}+",
+            "(?i)grow",
+            "(?:a)+",
         ] {
             assert_eq!(unsupported(p), None, "{p}");
         }
