@@ -365,7 +365,8 @@ impl Shell {
         if r.cum {
             v.cum = true;
         }
-        if r.by_lines {
+        // (pprof's --addresses on the command line stays: its address rows carry the lines.)
+        if r.by_lines && v.granularity != Granularity::Addresses {
             v.granularity = Granularity::Lines;
         }
         let quirks = self.opts.pprof_quirks;
