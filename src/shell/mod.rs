@@ -59,7 +59,8 @@ pub struct Shell {
     opts: Options,
     /// Numbers the files reports are written to (`rpprof001.svg`, ...).
     next_file: usize,
-    /// `pprof`, or `jeprof` when rpprof runs as jeprof (its banner and prompt).
+    /// `pprof`, or `jeprof` when rpprof runs as jeprof or on a jemalloc profile (its banner
+    /// and prompt).
     name: &'static str,
     /// How many commands failed (said on standard error; the shell went on).
     failed: usize,
@@ -78,12 +79,14 @@ impl Shell {
             // pprof clears --cum before every command.
             view.cum = false;
         }
+        // A jemalloc profile is jeprof's, whatever the command's name.
+        let jeprof = opts.jeprof || session.jeprof();
         Shell {
             session,
             view,
             opts: opts.clone(),
             next_file: 1,
-            name: if opts.jeprof { "jeprof" } else { "pprof" },
+            name: if jeprof { "jeprof" } else { "pprof" },
             failed: 0,
         }
     }
