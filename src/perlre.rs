@@ -433,10 +433,22 @@ mod tests {
             (r"(a)\g{-1}", "back-references are not supported"),
             ("[[:foo:]]", "POSIX class [:foo:] unknown"),
             ("x[a[:^bar:]]", "POSIX class [:bar:] unknown"),
-            ("gro*+ow", "possessive quantifiers (*+, ++, ?+, {n}+) are not supported (a + that is meant is written \\+)"),
-            ("gro?+w", "possessive quantifiers (*+, ++, ?+, {n}+) are not supported (a + that is meant is written \\+)"),
-            ("a++", "possessive quantifiers (*+, ++, ?+, {n}+) are not supported (a + that is meant is written \\+)"),
-            ("a{2}+", "possessive quantifiers (*+, ++, ?+, {n}+) are not supported (a + that is meant is written \\+)"),
+            (
+                "gro*+ow",
+                "possessive quantifiers (*+, ++, ?+, {n}+) are not supported (a + that is meant is written \\+)",
+            ),
+            (
+                "gro?+w",
+                "possessive quantifiers (*+, ++, ?+, {n}+) are not supported (a + that is meant is written \\+)",
+            ),
+            (
+                "a++",
+                "possessive quantifiers (*+, ++, ?+, {n}+) are not supported (a + that is meant is written \\+)",
+            ),
+            (
+                "a{2}+",
+                "possessive quantifiers (*+, ++, ?+, {n}+) are not supported (a + that is meant is written \\+)",
+            ),
             ("(?#c)grow", "comments (?#...) are not supported"),
             ("(?>grow)", "atomic groups (?>...) are not supported"),
             ("(?|grow)", "branch reset groups (?|...) are not supported"),

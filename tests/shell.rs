@@ -102,11 +102,23 @@ fn recorded_transcripts_equal_google_pprof() {
             r.name,
             common::first_difference(&want, &out)
         );
-        // The banner and the prompts are on standard error, as pprof prints them.
+        // The banner and the prompts are on standard error, as pprof (jeprof, on a jemalloc
+        // profile) prints them.
+        let tool = if r.tool == "jeprof" {
+            "jeprof"
+        } else {
+            "pprof"
+        };
         assert!(
-            err.contains("Welcome to pprof!  For help, type 'help'.\n(pprof) "),
+            err.contains(&format!(
+                "Welcome to {tool}!  For help, type 'help'.\n({tool}) "
+            )),
             "{err}"
         );
+        let want_err =
+            std::fs::read_to_string(shell_dir().join("refs").join(format!("{}.err", r.name)))
+                .unwrap();
+        assert!(want_err.contains(&format!("({tool}) ")), "{want_err}");
     }
 }
 
