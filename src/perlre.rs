@@ -110,7 +110,8 @@ fn class(pattern: &str, start: usize, end: usize, out: &mut String) {
         match b[j] {
             b'\\' if j + 1 < end - 1 => {
                 let c = b[j + 1];
-                let mut k = j + 2;
+                // (The escaped character may take several bytes.)
+                let mut k = j + 1 + pattern[j + 1..].chars().next().map_or(1, char::len_utf8);
                 // `\x{263a}`, `\p{L}`, `\N{U+263A}`: the braces belong to the escape.
                 if b"xpPNo".contains(&c) && b.get(k) == Some(&b'{') {
                     k = b[k..end]
@@ -372,6 +373,8 @@ mod tests {
             (r"\p{L}+", r"\p{L}+"),
             (r"foo\Z", r"foo(?:\n?\z)"),
             ("x\\", "x\\"),
+            // An escaped character of two bytes in a class is copied whole.
+            ("[\\\u{e9}x]", "[\\\u{e9}x]"),
         ] {
             assert_eq!(to_rust(perl), rust, "{perl}");
         }

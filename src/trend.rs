@@ -879,6 +879,8 @@ impl Trend {
     }
 }
 
+// unwrap here only in tests, on series and maps the tests make themselves (no input
+// reaches them): a failure is the test failing.
 #[cfg(test)]
 mod tests {
     use super::*;
