@@ -1011,7 +1011,14 @@ impl Session {
         let mut done: Vec<bool> = vec![false; profiles.len()];
         let w = self.sym_opts.address_width;
         let mut warnings = Vec::new();
-        for i in 0..profiles.len() {
+        // Dumps with a memory map first: an address a dump cut short (no map) shares with
+        // them is named from theirs, not left as hex by the cut one's group.
+        let mut order: Vec<usize> = (0..profiles.len()).collect();
+        order.sort_by_key(|&i| {
+            let p = &profiles[i].profile;
+            p.mappings.is_empty() && p.symbols.is_none()
+        });
+        for i in order {
             if done[i] || left.is_empty() {
                 continue;
             }
@@ -1022,7 +1029,7 @@ impl Session {
                 )
             }
             let k = key(&profiles[i].profile);
-            let group: Vec<usize> = (i..profiles.len())
+            let group: Vec<usize> = (0..profiles.len())
                 .filter(|&j| !done[j] && key(&profiles[j].profile) == k)
                 .collect();
             let mut addrs: Vec<u64> = Vec::new();

@@ -1779,6 +1779,45 @@ fn without_graphviz_or_objdump_the_pages_say_so() {
 
 /// The Trend page says what its series is not: a dump cut short, left out, and the oldest
 /// dumps `--max_profiles_kept` let go.
+/// A folder of two runs' dumps whose newest is cut at a line end (no memory map yet): the
+/// trend page follows the run of the newest dump that has a map, leaves the cut one out, and
+/// names the sites it shares with it (the cut dump's addresses are named from the others'
+/// maps, not left as hex by it).
+#[test]
+fn a_cut_newest_dump_among_two_runs() {
+    let t = scratch("trend-two-runs");
+    let case = case("t-trend");
+    std::fs::copy(case.join("ttrend"), t.join("ttrend")).unwrap();
+    for i in 1..=4u64 {
+        let name = format!("ttrend.hprof.{i:04}.heap");
+        copy_at(&case.join(&name), &t.join(&name), i * 60);
+    }
+    for i in 1..=5u64 {
+        let name = format!("ttrend.sample.{i:04}.heap");
+        copy_at(&case.join(&name), &t.join(&name), 600 + i * 60);
+    }
+    let whole = std::fs::read(case.join("ttrend.sample.0006.heap")).unwrap();
+    let three = whole
+        .iter()
+        .enumerate()
+        .filter(|&(_, &b)| b == b'\n')
+        .nth(2)
+        .map(|(i, _)| i + 1)
+        .unwrap();
+    write_at(&t.join("ttrend.sample.0006.heap"), &whole[..three], 1000);
+    let s = web::start(&t, &["ttrend", "ttrend.*.heap"], &[]);
+    let page = get(&format!("{}/ui/trend", s.url)).text();
+    assert!(
+        page.contains("5 dumps, ttrend.sample.0001.heap to ttrend.sample.0005.heap;"),
+        "{page}"
+    );
+    assert!(
+        page.contains(">Left out: ttrend.sample.0006.heap (no memory map, which the other dumps end with: cut short)</text>"),
+        "{page}"
+    );
+    assert!(page.contains(">steady_leak<"), "{page}");
+}
+
 #[test]
 fn the_trend_page_says_what_it_left_out() {
     let t = scratch("trend-left-out");
