@@ -987,6 +987,25 @@ fn cut_last_dump(dir: &Path) {
     set_mtime(&last, mtimes()["ttrend.hprof.0012.heap"]);
 }
 
+/// The trend of the hprof series of which the last dump, ttrend.hprof.0012.heap, is left
+/// out for `why`: eleven dumps, the leak still growing.
+fn last_left_out(r: &Run, why: &str) {
+    assert_eq!(r.code, 0, "{why}: {}", r.err);
+    assert!(r.out.starts_with("Trend of 11 dumps"), "{why}: {}", r.out);
+    assert!(
+        r.out
+            .contains(&format!("\nLeft out: ttrend.hprof.0012.heap ({why})\n")),
+        "{}",
+        r.out
+    );
+    let steady = r
+        .out
+        .lines()
+        .find(|l| l.ends_with("  steady_leak"))
+        .unwrap_or("");
+    assert!(steady.contains(" growing "), "{why}: {}", r.out);
+}
+
 /// A dump cut short (the newest, being written as the series is read) is left out and said:
 /// read, its lost records would make the leak look gone.
 #[test]
@@ -997,20 +1016,7 @@ fn a_dump_cut_short_is_left_out() {
     let mut args = vec!["--trend", "./ttrend"];
     args.extend(files.iter().map(String::as_str));
     let r = run(&dir, &args);
-    assert_eq!(r.code, 0, "{}", r.err);
-    assert!(r.out.starts_with("Trend of 11 dumps"), "{}", r.out);
-    assert!(
-        r.out
-            .contains("\nLeft out: ttrend.hprof.0012.heap (cut short at byte 300)\n"),
-        "{}",
-        r.out
-    );
-    let steady = r
-        .out
-        .lines()
-        .find(|l| l.ends_with("  steady_leak"))
-        .unwrap_or("");
-    assert!(steady.contains(" growing "), "{}", r.out);
+    last_left_out(&r, "cut short at byte 300");
     args.insert(1, "--json");
     let j = run(&dir, &args);
     assert!(
@@ -1101,21 +1107,7 @@ fn an_unfinished_dump_is_left_out_however_it_was_cut() {
     ] {
         std::fs::write(&last, &whole[..cut]).unwrap();
         set_mtime(&last, mtimes()["ttrend.hprof.0012.heap"]);
-        let r = run(&dir, &args);
-        assert_eq!(r.code, 0, "{cut}: {}", r.err);
-        assert!(r.out.starts_with("Trend of 11 dumps"), "{cut}: {}", r.out);
-        assert!(
-            r.out
-                .contains(&format!("\nLeft out: ttrend.hprof.0012.heap ({why})\n")),
-            "{cut}: {}",
-            r.out
-        );
-        let steady = r
-            .out
-            .lines()
-            .find(|l| l.ends_with("  steady_leak"))
-            .unwrap_or("");
-        assert!(steady.contains(" growing "), "{cut}: {}", r.out);
+        last_left_out(&run(&dir, &args), &why);
     }
     // Alone, an empty file is an error as before.
     std::fs::write(&last, b"").unwrap();

@@ -890,6 +890,8 @@ pub fn serve(opts: &Options, err: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
+// unwrap here only in tests, on constant texts (no input reaches them): a failure is the
+// test failing.
 #[cfg(test)]
 mod tests {
     use super::*;
