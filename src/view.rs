@@ -313,6 +313,20 @@ impl View {
         if let Some(t) = &self.thread {
             thread_number(t)?;
         }
+        // --proto writes the samples as they are, every value column: what would change
+        // their frames is refused rather than left out unsaid.
+        if self.mode == Mode::Proto {
+            for (set, name) in [
+                (self.hide.is_some(), "hide"),
+                (self.show.is_some(), "show"),
+                (self.retain.is_some(), "retain"),
+                (self.exclude.is_some(), "exclude"),
+            ] {
+                if set {
+                    return Err(proto_refuses(name));
+                }
+            }
+        }
         Ok(())
     }
 
@@ -546,11 +560,33 @@ impl View {
             return finish(&buf, &notes, &msgs, out, err);
         }
         if self.mode == Mode::Proto {
-            let records = inputs
-                .iter()
-                .map(|i| (*i, false))
-                .chain(base.map(|b| (b, true)))
-                .flat_map(|(i, is_base)| i.profile.samples.iter().map(move |s| (s, is_base)));
+            // (What would change frames is refused by `check`.) Stacks are not merged, so
+            // a base's negative differences cannot be dropped.
+            if self.drop_negative && base.is_some() {
+                return Err(proto_refuses("drop_negative"));
+            }
+            // jeprof's --thread: the chosen threads' samples, of the profile alone (as its
+            // thread reports).
+            let own: Vec<&[profile::Sample]> = if jeprof && self.thread.is_some() {
+                self.chosen_threads(main, &inputs[0].path, err)?
+                    .into_iter()
+                    .map(|(_, samples)| samples)
+                    .collect()
+            } else {
+                inputs
+                    .iter()
+                    .map(|i| i.profile.samples.as_slice())
+                    .collect()
+            };
+            let base_samples = match base {
+                Some(b) if !(jeprof && self.thread.is_some()) => b.profile.samples.as_slice(),
+                _ => &[],
+            };
+            let records = own
+                .into_iter()
+                .flatten()
+                .map(|smp| (smp, false))
+                .chain(base_samples.iter().map(|smp| (smp, true)));
             // The frames pprof would not show (allocator, signal handler) are left out, as
             // from every report.
             let mut all = Stacks::default();
@@ -558,18 +594,37 @@ impl View {
                 all.add_ref(&smp.stack, 1.0);
             }
             let (_, trim) = graph::uninteresting(all, &s.symbols, kind, &gopts, &mut notes);
+            let mut samples: Vec<proto::Record<'_>> = records
+                .map(|(smp, base)| proto::Record {
+                    stack: trim.apply(&smp.stack),
+                    values: &smp.values,
+                    base,
+                })
+                .collect();
+            // --focus and --ignore (and a shell command's), on the stacks as reports see
+            // them: the samples whose stacks they keep.
+            let (cmd_focus, cmd_ignore) = ctx.cmd.unwrap_or((None, None));
+            let filters: Vec<(&Regex, bool)> = [(ctx.focus, true), (ctx.ignore, false)]
+                .into_iter()
+                .chain([(cmd_focus, true), (cmd_ignore, false)])
+                .filter_map(|(re, keep)| re.map(|re| (re, keep)))
+                .collect();
+            if !filters.is_empty() {
+                let mut kept = Stacks::default();
+                for r in &samples {
+                    kept.add_ref(&r.stack, 0.0);
+                }
+                for (re, keep) in filters {
+                    kept = graph::filter(Cow::Owned(kept), &s.symbols, re, keep, &gopts);
+                }
+                samples.retain(|r| kept.map.contains_key(&r.stack));
+            }
             let job = proto::ProtoJob {
                 kind,
                 sample_types: &main.sample_types,
                 selected: index,
                 period: main.period,
-                samples: records
-                    .map(|(smp, base)| proto::Record {
-                        stack: trim.apply(&smp.stack),
-                        values: &smp.values,
-                        base,
-                    })
-                    .collect(),
+                samples,
                 mappings: &main.mappings,
                 symbols: &s.symbols,
             };
@@ -1895,6 +1950,13 @@ fn cancel_pairs(records: &mut Vec<raw::Record<'_>>) {
         at += 1;
         !gone[at - 1]
     });
+}
+
+/// The error for an option `--proto` cannot apply.
+fn proto_refuses(option: &str) -> Error {
+    Error::usage(format!(
+        "--{option} cannot be used with --proto, which writes each sample with all its values (apply it when reading the written profile)"
+    ))
 }
 
 /// The stacks of `samples`, the value at `index` of each.

@@ -335,3 +335,91 @@ fn go_pprof_reads_it() {
         rows(&String::from_utf8_lossy(&ours.stdout), 1, 5)
     );
 }
+
+/// The sum of the values of `--collapsed` with `args` (a line per stack, its value last).
+fn collapsed_sum(dir: &Path, args: &[&str]) -> f64 {
+    let mut a = vec!["--collapsed"];
+    a.extend_from_slice(args);
+    let out = common::rpprof(dir, &a);
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.rsplit_once(' ')?.1.parse::<f64>().ok())
+        .sum()
+}
+
+/// --focus and --ignore keep the samples whose stacks the reports keep, and jeprof's
+/// --thread the chosen thread's: written profiles add up to what --collapsed and --text
+/// say of them (they used to be ignored, the whole profile written).
+#[test]
+fn focus_ignore_and_thread_choose_the_samples() {
+    let dir = case("t-cpu");
+    let whole = text_total(&dir, &["./tcpu-pie", "tcpu-pie.prof"]);
+    for filter in ["--focus=twork", "--ignore=twork", "--focus=main"] {
+        let args = [filter, "./tcpu-pie", "tcpu-pie.prof"];
+        let (_, d) = proto(&dir, &args);
+        let kept = collapsed_sum(&dir, &args);
+        assert_eq!(column(&d, "samples", None) as f64, kept, "{filter}");
+        assert!(
+            kept > 0.0 && (kept < whole || filter == "--focus=main"),
+            "{filter}: {kept}"
+        );
+    }
+    let dir = case("t-jemalloc");
+    let args = ["--thread=1", "--show_bytes", "./tje", "tje.0002.heap"];
+    let (_, d) = proto(&dir, &args);
+    let out = common::rpprof(
+        &dir,
+        &[
+            "--text",
+            "--thread=1",
+            "--show_bytes",
+            "./tje",
+            "tje.0002.heap",
+        ],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let first = text.lines().next().unwrap_or("");
+    assert!(first.starts_with("Total (t1): "), "{first}");
+    let total: f64 = first
+        .split_whitespace()
+        .nth(2)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no total in {first:?}"));
+    assert_eq!(column(&d, "inuse_space", None) as f64, total);
+    assert!(total < text_total(&dir, &["--show_bytes", "./tje", "tje.0002.heap"]));
+}
+
+/// What --proto cannot apply to samples written with all their values is refused, not
+/// left out unsaid: a usage error before any work, nothing written.
+#[test]
+fn options_it_cannot_apply_are_refused() {
+    let dir = case("t-jemalloc");
+    for opt in ["--retain=grow", "--exclude=grow"] {
+        let out = common::rpprof(&dir, &["--proto", opt, "./tje", "tje.0002.heap"]);
+        assert_eq!(out.status.code(), Some(1), "{opt}");
+        assert!(out.stdout.is_empty(), "{opt}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("cannot be used with --proto"), "{opt}: {err}");
+        assert!(
+            !err.contains("Warning"),
+            "{opt}: refused after the work: {err}"
+        );
+    }
+    let dir = case("t-heap");
+    let out = common::rpprof(
+        &dir,
+        &[
+            "--proto",
+            "--drop_negative",
+            "--base=theap.hprof.0003.heap",
+            "./theap",
+            "theap.hprof.0001.heap",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("--drop_negative cannot be used with --proto")
+    );
+}
