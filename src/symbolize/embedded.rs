@@ -37,11 +37,78 @@ impl Symbolize for Embedded<'_> {
     }
 }
 
-/// Splits `a--b--c` as Perl's `split("--", ...)` does: empty trailing fields are dropped.
+/// Splits `a--b--c` as Perl's `split("--", ...)` does (empty trailing fields are dropped),
+/// except that dashes right after `operator` belong to the name: C++'s `operator--` and
+/// `operator-` (`X::operator--(int)--main` is two names, `X::operator---main` too), which
+/// pprof cuts into pieces.
 pub fn split_names(s: &str) -> impl Iterator<Item = &str> {
-    let mut parts: Vec<&str> = s.split("--").collect();
+    let b = s.as_bytes();
+    let mut parts: Vec<&str> = Vec::new();
+    let (mut start, mut i) = (0usize, 0usize);
+    while i + 1 < b.len() {
+        if b[i] != b'-' || b[i + 1] != b'-' {
+            i += 1;
+            continue;
+        }
+        let mut at = i;
+        if s[start..i].ends_with("operator") {
+            let run = b[i..].iter().take_while(|&&c| c == b'-').count();
+            if run == 2 {
+                // `operator--` and no separator after it.
+                i += 2;
+                continue;
+            }
+            // The operator's one or two dashes, then the separator.
+            at = i + (run - 2).min(2);
+        }
+        parts.push(&s[start..at]);
+        start = at + 2;
+        i = start;
+    }
+    parts.push(&s[start..]);
     while parts.last().is_some_and(|p| p.is_empty()) {
         parts.pop();
     }
     parts.into_iter()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_names;
+
+    fn split(s: &str) -> Vec<&str> {
+        split_names(s).collect()
+    }
+
+    #[test]
+    fn names_split_at_separators_not_in_operators() {
+        assert_eq!(split("f--g--main"), ["f", "g", "main"]);
+        assert_eq!(split("f--g----"), ["f", "g"]);
+        assert_eq!(split("--f"), ["", "f"]);
+        assert_eq!(split("a---b"), ["a", "-b"]);
+        assert_eq!(split(""), Vec::<&str>::new());
+        assert_eq!(
+            split("It::operator--(int)--main"),
+            ["It::operator--(int)", "main"]
+        );
+        assert_eq!(split("It::operator--(int)"), ["It::operator--(int)"]);
+        assert_eq!(
+            split("It::operator-(It const&)--f"),
+            ["It::operator-(It const&)", "f"]
+        );
+        assert_eq!(split("a::operator----b"), ["a::operator--", "b"]);
+        assert_eq!(split("a::operator---b"), ["a::operator-", "b"]);
+        assert_eq!(split("a::operator--"), ["a::operator--"]);
+        assert_eq!(
+            split("f--It::operator->()--g"),
+            ["f", "It::operator->()", "g"]
+        );
+        assert_eq!(
+            split("f--It::operator-=(int)"),
+            ["f", "It::operator-=(int)"]
+        );
+        // Odd runs of dashes make odd names, never a panic.
+        assert_eq!(split("a::operator-----b"), ["a::operator--", "-b"]);
+        assert_eq!(split("operator--é--ü"), ["operator--é", "ü"]);
+    }
 }
