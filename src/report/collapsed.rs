@@ -42,6 +42,10 @@ pub enum Names {
     Short,
 }
 
+/// What stands for a `;` inside a name in the lines of a flame graph: `;` separates the
+/// frames there (Rust's `[u8; 2]` would be cut in two). GREEK QUESTION MARK looks the same.
+pub const FLAME_SEMICOLON: char = '\u{37e}';
+
 /// pprof's `ExtractSymbolNameInlineStack`: the names at one address, innermost first.
 fn names_at(symbols: &SymbolTable, a: u64, width: usize, how: Names, out: &mut Vec<String>) {
     match symbols.get(a) {
@@ -75,15 +79,17 @@ fn names_at(symbols: &SymbolTable, a: u64, width: usize, how: Names, out: &mut V
 /// of different addresses can give the same text (two call sites in one function); they
 /// stay separate lines, as pprof prints them.
 pub fn lines(stacks: &Stacks, symbols: &SymbolTable, width: usize) -> Vec<(String, f64)> {
-    lines_named(stacks, symbols, width, Names::Full)
+    lines_named(stacks, symbols, width, Names::Full, false)
 }
 
-/// [`lines`], with frames named as `how` says.
+/// [`lines`], with frames named as `how` says; for a flame graph (`flame`), a `;` in a
+/// name as [`FLAME_SEMICOLON`].
 pub fn lines_named(
     stacks: &Stacks,
     symbols: &SymbolTable,
     width: usize,
     how: Names,
+    flame: bool,
 ) -> Vec<(String, f64)> {
     let mut lines: Vec<(String, f64)> = Vec::with_capacity(stacks.map.len());
     let mut names: Vec<String> = Vec::new();
@@ -91,6 +97,11 @@ pub fn lines_named(
         names.clear();
         for &a in stack {
             names_at(symbols, a, width, how, &mut names);
+        }
+        if flame {
+            for n in names.iter_mut().filter(|n| n.contains(';')) {
+                *n = n.replace(';', &FLAME_SEMICOLON.to_string());
+            }
         }
         names.reverse();
         lines.push((names.join(";"), v));

@@ -62,7 +62,7 @@ pub fn folded(
     width: usize,
     names: Names,
 ) -> Vec<String> {
-    let now = collapsed::lines_named(stacks, symbols, width, names);
+    let now = collapsed::lines_named(stacks, symbols, width, names, true);
     match base {
         None => now
             .into_iter()
@@ -71,7 +71,7 @@ pub fn folded(
         Some(base) => {
             // Stacks of different addresses with the same names are summed per side.
             let mut both: BTreeMap<String, (f64, f64)> = BTreeMap::new();
-            for (s, v) in collapsed::lines_named(base, symbols, width, names) {
+            for (s, v) in collapsed::lines_named(base, symbols, width, names, true) {
                 both.entry(s).or_default().0 += v;
             }
             for (s, v) in now {
@@ -122,6 +122,26 @@ pub fn write(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A `;` inside a name (Rust's `[u8; 2]`) does not cut its frame in two; the stack's
+    /// own frames stay apart.
+    #[test]
+    fn a_semicolon_in_a_name_is_no_frame_boundary() {
+        use crate::symbolize::Frame;
+        let mut symbols = SymbolTable::new();
+        let f = |n: &str| vec![Frame::new(n, "a.rs:1".to_string(), true)];
+        symbols.insert(0x10, f("alloc::new_uninit<[u8; 2]>"));
+        symbols.insert(0x20, f("main"));
+        let mut stacks = Stacks::default();
+        stacks.add(vec![0x10, 0x20], 3.0);
+        let lines = folded(&stacks, None, &symbols, 16, Names::Full);
+        assert_eq!(lines, ["main;alloc::new_uninit<[u8\u{37e} 2]> 3"]);
+        let lines = folded(&stacks, None, &symbols, 16, Names::Short);
+        assert_eq!(lines, ["main;alloc::new_uninit<[u8\u{37e} 2]> 3"]);
+        // --collapsed keeps the name as pprof prints it.
+        let collapsed = crate::report::collapsed::lines(&stacks, &symbols, 16);
+        assert_eq!(collapsed[0].0, "main;alloc::new_uninit<[u8; 2]>");
+    }
 
     #[test]
     fn counts_are_whole_and_positive() {
