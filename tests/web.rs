@@ -914,6 +914,41 @@ fn the_command_lines_base_holds_for_a_bare_url() {
     assert!(diff.contains(&format!("value=\"{H1}\" selected")), "{diff}");
 }
 
+/// A `--base` that is also one of the profiles served (the usual case: it lies in the glob
+/// or the folder) holds too (it was ignored), and a bare URL's page keeps the command
+/// line's choices in its links and gives them to the address bar (they were lost at the
+/// first click).
+#[test]
+fn the_command_lines_base_among_the_profiles_holds_and_stays_in_links() {
+    let dir = case("t-heap");
+    let base = format!("--base={H1}");
+    let s = web::start(&dir, &["theap", "theap.hprof.*.heap", &base, "--cum"], &[]);
+    let (_, want, _) = cli(&dir, &["--text", &base, "--cum", "theap", H3]);
+    let (_, plain, _) = cli(&dir, &["--text", "--cum", "theap", H3]);
+    assert_ne!(want, plain);
+    assert_eq!(get(&format!("{}/ui/text", s.url)).body, want);
+    let page = get(&format!("{}/ui/top", s.url)).text();
+    assert!(
+        page.contains(&format!("<header data-query=\"base={H1}&amp;sort=cum\">")),
+        "{page}"
+    );
+    let links: Vec<&str> = page
+        .match_indices("href=\"/ui/")
+        .map(|(i, _)| {
+            let l = &page[i + 6..];
+            &l[..l.find('"').unwrap_or(l.len())]
+        })
+        .filter(|l| l.contains("f=") || l.contains("p="))
+        .collect();
+    assert!(links.len() > 10, "{links:?}");
+    for l in links {
+        assert!(l.contains(&format!("base={H1}")), "{l}");
+    }
+    // A URL with parameters is its own: no address to fill in.
+    let page = get(&format!("{}/ui/top?base={H2}", s.url)).text();
+    assert!(!page.contains("data-query"));
+}
+
 #[test]
 fn the_newest_profile_is_the_default_view() {
     let t = scratch("newest");

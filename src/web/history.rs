@@ -553,7 +553,15 @@ impl History {
             }
         }
         candidates.sort_by(|a, b| newer_first((a.time, &a.path), (b.time, &b.path)));
-        candidates.dedup_by(|a, b| a.path == b.path);
+        // A file named twice (the `--base` also among the profiles, or in a watched
+        // folder) is read once, and kept whatever its age when either names it the base.
+        candidates.dedup_by(|later, kept| {
+            let same = later.path == kept.path;
+            if same {
+                kept.pinned |= later.pinned;
+            }
+            same
+        });
         let mut loaded: Vec<New> = Vec::new();
         let mut kept = fetched.len();
         // Newest first, as many as are kept, and the pinned ones, read on every core in

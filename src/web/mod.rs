@@ -258,6 +258,10 @@ pub struct Selected {
     pub sub: Option<Arc<Session>>,
     /// How many rows the `top` page shows (`rows=`; `None`: all of them).
     pub rows: Option<usize>,
+    /// The URL was bare and `q` now also holds the command line's choices it showed (its
+    /// base, focus, ignore, hide, show and sort): links made from `q` keep them, and the
+    /// page puts `q` in the browser's address bar.
+    pub filled: bool,
 }
 
 impl Selected {
@@ -417,6 +421,7 @@ impl Ui {
                 q,
                 sub: None,
                 rows,
+                filled: false,
             });
         };
         let view = view.unwrap_or(0);
@@ -524,6 +529,27 @@ impl Ui {
         let sub = self
             .sub_session(s, entry.index, base.map(|b| snap.entries[b].index))
             .map_err(|e| Refusal(status_of(&e), e.to_string()))?;
+        // A bare URL shows the command line's choices: written into the parameters, so that
+        // the page's links (and its address, reloaded or shared) show the same.
+        let mut q = q;
+        let mut filled = false;
+        if bare {
+            let mut add = |k: &str, v: Option<&str>| {
+                if let Some(v) = v.filter(|v| !v.is_empty()) {
+                    q.0.push((k.to_string(), v.to_string()));
+                    filled = true;
+                }
+            };
+            add("base", base.map(|b| snap.entries[b].name.as_str()));
+            // (On a routine page `f` names the routines.)
+            if !routine_page {
+                add("f", v.focus.as_deref());
+            }
+            add("i", v.ignore.as_deref());
+            add("h", v.hide.as_deref());
+            add("s", v.show.as_deref());
+            add("sort", v.cum.then_some("cum"));
+        }
         Ok(Selected {
             snap: snap.clone(),
             view,
@@ -532,6 +558,7 @@ impl Ui {
             q,
             sub: Some(sub),
             rows,
+            filled,
         })
     }
 

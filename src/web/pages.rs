@@ -119,9 +119,15 @@ fn header(ui: &Ui, sel: &Selected, page: &str, msgs: &str) -> String {
         .session()
         .map(|s| file_name(std::path::Path::new(&s.program_name)))
         .unwrap_or_default();
+    // The address bar gets the parameters a bare URL was answered with (ui.js).
+    let canonical = if sel.filled {
+        format!(" data-query=\"{}\"", esc(&q.encode()))
+    } else {
+        String::new()
+    };
     let _ = write!(
         h,
-        "<header><div class=\"bar\"><span class=\"brand\">rpprof</span>"
+        "<header{canonical}><div class=\"bar\"><span class=\"brand\">rpprof</span>"
     );
     if let (Some(s), Some(e)) = (sel.session(), snap.entries.get(sel.view)) {
         let p = &s.profiles[e.index].profile;
@@ -554,7 +560,11 @@ fn refused_page(ui: &Ui, page: &str, req: &Request, routine_page: bool, r: &Refu
         Ok(s) if picks.len() < typed.0.len() => s,
         _ => return r.response(),
     };
-    let sel = Selected { q: typed, ..sel };
+    let sel = Selected {
+        q: typed,
+        filled: false,
+        ..sel
+    };
     // The form's names for the parameters.
     let mut why = r.1.clone();
     for (k, field) in [

@@ -18,6 +18,16 @@
   }
   window.rpprof = { fixed: fixed };
 
+  // A bare URL was answered with the command line's choices (its --base, --focus...): put
+  // them in the address bar, so that a reload, a bookmark and the links made from it keep
+  // them.
+  const filled = document.querySelector('header[data-query]');
+  if (filled && window.history && window.history.replaceState) {
+    const q = filled.dataset.query;
+    window.history.replaceState(null, '',
+      window.location.pathname + (q ? '?' + q : '') + window.location.hash);
+  }
+
   const form = document.getElementById('controls');
   const viewPicker = document.getElementById('view-picker');
   const notice = document.getElementById('notice');
