@@ -273,9 +273,12 @@
     if (func !== null) {
       items.push(
         ['focus', 'Focus', link('flamegraph', { f: func, p: null })],
-        ['ignore', 'Ignore', link('flamegraph', { i: addTo('i', func) })],
-        ['hide', 'Hide', link('flamegraph', { h: addTo('h', func) })],
-        ['top', 'Top', link('top', { f: func, p: null })]);
+        ['ignore', 'Ignore', link('flamegraph', { i: addTo('i', func) })]);
+      // Hide matches functions' short names only: offered where frames are functions.
+      if (grain === 'functions') {
+        items.push(['hide', 'Hide', link('flamegraph', { h: addTo('h', func) })]);
+      }
+      items.push(['top', 'Top', link('top', { f: func, p: null })]);
     }
     // The source and peek pages name routines by their functions.
     if (grain === 'functions') {
