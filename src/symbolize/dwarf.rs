@@ -355,6 +355,8 @@ struct Tables<'a> {
     broken: Option<(u64, String)>,
     /// Units left out of the index because their root entry cannot be read.
     unreadable_roots: usize,
+    /// DWARF 5 line programs start at file 0, as binutils 2.40 reads them (--pprof_quirks).
+    binutils_files: bool,
 }
 
 /// Covered ranges of several units: (low, high, unit) by low, with the running maximum of
@@ -456,7 +458,7 @@ pub fn load_for(
         }
     };
     let dwps = dwp_places(&[&file, &elf.path]);
-    match Dwarf::with_sup(map, sup, &dwps, wanted) {
+    match Dwarf::with_sup(map, sup, &dwps, wanted, binutils_inline_names) {
         Ok(mut d) => {
             if let Some(first) = d.missing_dwo.first() {
                 warnings.push(format!(
@@ -665,7 +667,7 @@ impl Dwarf {
     /// addresses), only lookups of those addresses are answered right, and parsed units keep
     /// only what answers them.
     pub fn new(map: Arc<Mmap>, wanted: Option<Arc<[u64]>>) -> Result<Dwarf, String> {
-        Dwarf::with_sup(map, None, &[], wanted)
+        Dwarf::with_sup(map, None, &[], wanted, false)
     }
 
     /// [`Dwarf::new`], with the sections of the supplementary file that the file's
@@ -676,6 +678,7 @@ impl Dwarf {
         sup: Option<Sections>,
         dwps: &[PathBuf],
         wanted: Option<Arc<[u64]>>,
+        binutils: bool,
     ) -> Result<Dwarf, String> {
         let mut sections = Sections::read(map, false)?;
         sections.sup = sup.map(Box::new);
@@ -730,7 +733,7 @@ impl Dwarf {
                 Err(e) => missing_dwo.push(format!("{} ({e})", path.display())),
             }
         }
-        let cell = DwarfCell::try_new(sections, |s| Tables::new(s, wanted))?;
+        let cell = DwarfCell::try_new(sections, |s| Tables::new(s, wanted, binutils))?;
         Ok(Dwarf {
             cell,
             debug: None,
@@ -925,7 +928,11 @@ fn name_is_linkage(lang: Option<DwLang>) -> bool {
 }
 
 impl<'a> Tables<'a> {
-    fn new(s: &'a Sections, wanted: Option<Arc<[u64]>>) -> Result<Tables<'a>, String> {
+    fn new(
+        s: &'a Sections,
+        wanted: Option<Arc<[u64]>>,
+        binutils_files: bool,
+    ) -> Result<Tables<'a>, String> {
         let load = |s: &'a Sections| {
             gimli::Dwarf::load(|id| -> Result<R<'a>, gimli::Error> {
                 Ok(EndianSlice::new(s.data(id), s.endian))
@@ -1018,6 +1025,7 @@ impl<'a> Tables<'a> {
             wanted,
             broken,
             unreadable_roots,
+            binutils_files,
         })
     }
 
@@ -1038,6 +1046,7 @@ impl<'a> Tables<'a> {
                 u,
                 self.wanted.as_deref(),
                 &mut Scratch::default(),
+                self.binutils_files,
             )
         })
         .as_ref()
@@ -1067,7 +1076,14 @@ impl<'a> Tables<'a> {
             let mut sc = Scratch::default();
             for &u in &todo {
                 let _ = self.parsed[u].get_or_init(|| {
-                    parse_unit(&self.dwarf, &self.units, u, self.wanted.as_deref(), &mut sc)
+                    parse_unit(
+                        &self.dwarf,
+                        &self.units,
+                        u,
+                        self.wanted.as_deref(),
+                        &mut sc,
+                        self.binutils_files,
+                    )
                 });
                 sections.release_unit(self.units[u].full.get());
             }
@@ -1078,7 +1094,7 @@ impl<'a> Tables<'a> {
         todo.sort_by_key(|&u| std::cmp::Reverse(self.units[u].header.length_including_self()));
         let next = std::sync::atomic::AtomicUsize::new(0);
         let (dwarf, units, todo) = (&self.dwarf, &self.units, &todo);
-        let wanted = self.wanted.as_deref();
+        let (wanted, binutils_files) = (self.wanted.as_deref(), self.binutils_files);
         let done: Vec<(usize, Option<Parsed>)> = std::thread::scope(|s| {
             let workers: Vec<_> = (0..threads.min(todo.len()))
                 .map(|_| {
@@ -1088,7 +1104,10 @@ impl<'a> Tables<'a> {
                         loop {
                             let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                             let Some(&u) = todo.get(i) else { break };
-                            out.push((u, parse_unit(dwarf, units, u, wanted, &mut sc)));
+                            out.push((
+                                u,
+                                parse_unit(dwarf, units, u, wanted, &mut sc, binutils_files),
+                            ));
                             sections.release_unit(units[u].full.get());
                         }
                         out
@@ -1180,6 +1199,7 @@ fn parse_unit<'a>(
     u: usize,
     wanted: Option<&[u64]>,
     sc: &mut Scratch<'a>,
+    binutils_files: bool,
 ) -> Option<Parsed> {
     let slot = &units[u];
     let unit = slot.unit(dwarf)?;
@@ -1194,6 +1214,7 @@ fn parse_unit<'a>(
             wanted,
             &mut all,
             &mut sc.rows,
+            binutils_files,
         ),
         None => (Vec::new(), Vec::new()),
     };
@@ -1441,6 +1462,7 @@ fn file_names<'a>(
 /// Decodes a line program as binutils' `decode_line_info` does; with `wanted`, keeps only
 /// the sequences that hold a wanted address, and in them only the rows that answer one.
 /// Every sequence's range goes to `all`.
+#[allow(clippy::too_many_arguments)]
 fn decode_lines<'a>(
     dwarf: &gimli::Dwarf<R<'a>>,
     unit: &gimli::Unit<R<'a>>,
@@ -1449,6 +1471,7 @@ fn decode_lines<'a>(
     wanted: Option<&[u64]>,
     all: &mut Outside,
     rows: &mut Vec<Row>,
+    binutils_files: bool,
 ) -> (Vec<Sequence>, Vec<Option<Arc<str>>>) {
     let header = program.header().clone();
     let v5 = header.version() >= 5;
@@ -1470,7 +1493,9 @@ fn decode_lines<'a>(
         v5,
         standard_lengths: header.standard_opcode_lengths().slice(),
     };
-    let first_file: u32 = if v5 { 0 } else { 1 };
+    // The file register starts at 1 in every version (DWARF 5, table 6.4); binutils 2.40
+    // starts DWARF 5 programs at 0 (`binutils_files`, for --pprof_quirks).
+    let first_file: u32 = if v5 && binutils_files { 0 } else { 1 };
     // One buffer for the rows of every sequence (each is copied out compactly).
     'outer: loop {
         let mut address: u64 = 0;
