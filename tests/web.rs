@@ -1906,3 +1906,34 @@ fn the_trend_page_says_what_it_left_out() {
         "{page}"
     );
 }
+
+/// The peek page's `f` is a report name (`^twork_step \(inline\)$`): its tabs to the other
+/// pages carry that function's expression instead, which finds it (as peek's own did not:
+/// the flame graph and top were empty).
+#[test]
+fn tabs_from_peek_carry_the_function_peeked_at() {
+    let dir = case("t-cpu");
+    let s = web::start(&dir, &["tcpu-pie", "tcpu-pie.prof"], &[]);
+    let page = get(&format!(
+        "{}/ui/peek?f=%5Etwork_step%20%5C%28inline%5C%29%24",
+        s.url
+    ))
+    .text();
+    let href = |tab: &str| -> String {
+        let pat = format!("id=\"tab-{tab}\" href=\"");
+        let at = page.find(&pat).unwrap() + pat.len();
+        page[at..at + page[at..].find('"').unwrap()].replace("&amp;", "&")
+    };
+    assert!(href("peek").contains("f=%5Etwork_step%20%5C%28inline%5C%29%24"));
+    for tab in ["top", "flamegraph", "source"] {
+        assert!(
+            href(tab).contains("f=%5Etwork_step%28"),
+            "{tab}: {}",
+            href(tab)
+        );
+    }
+    let top = href("top");
+    let query = &top[top.find('?').unwrap()..];
+    let text = get(&format!("{}/ui/text{query}", s.url)).text();
+    assert!(text.contains(" twork_step (inline)\n"), "{text}");
+}

@@ -92,6 +92,22 @@ fn function_re(name: &str) -> String {
     format!("^{}(?: \\[clone [^\\]]*\\])*$", quote_meta(n))
 }
 
+/// The name `re` matches when it is one anchored literal name (`^` [`quote_meta`] `$`,
+/// as the peek links make them).
+fn anchored_name(re: &str) -> Option<String> {
+    let body = re.strip_prefix('^')?.strip_suffix('$')?;
+    let mut name = String::with_capacity(body.len());
+    let mut chars = body.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => name.push(chars.next().filter(|c| "\\.+*?()|[]{}^$".contains(*c))?),
+            c if "\\.+*?()|[]{}^$".contains(c) => return None,
+            c => name.push(c),
+        }
+    }
+    Some(name)
+}
+
 /// The URL of `page` with the query `q`.
 fn url(page: &str, q: &str) -> String {
     if q.is_empty() {
@@ -150,17 +166,30 @@ fn header(ui: &Ui, sel: &Selected, page: &str, msgs: &str) -> String {
     }
     h.push_str("</div><nav>");
     let here = q.encode();
+    // Peek's `f` matches a report name (`^f \(inline\)$`), the other pages' a function's
+    // (their focus, or the routines of source and disasm): their links get the function
+    // of the name peeked at, or no `f` when it is no single name.
+    let elsewhere = match (page, q.get("f")) {
+        ("peek", Some(f)) => q.with(
+            "f",
+            &anchored_name(f)
+                .map(|n| function_re(&n))
+                .unwrap_or_default(),
+        ),
+        _ => here.clone(),
+    };
+    let of = |p: &str| if p == "peek" { &here } else { &elsewhere };
     for (p, title) in TABS {
         let class = if p == page { " class=\"on\"" } else { "" };
         let _ = write!(
             h,
             "<a{class} id=\"tab-{p}\" href=\"{}\">{title}</a>",
-            esc(&url(p, &here))
+            esc(&url(p, of(p)))
         );
     }
     h.push_str("<span class=\"plain\">Plain:");
     for p in PLAIN {
-        let _ = write!(h, " <a href=\"{}\">{p}</a>", esc(&url(p, &here)));
+        let _ = write!(h, " <a href=\"{}\">{p}</a>", esc(&url(p, of(p))));
     }
     h.push_str("</span></nav>");
     // The pickers: a GET form, so that every choice is a URL.
@@ -927,6 +956,29 @@ fn line_place<'a>(name: &'a str, places: &std::collections::HashSet<&str>) -> Op
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Peek's anchored names read back as the names quoted, and only those.
+    #[test]
+    fn anchored_names_read_back() {
+        for name in [
+            "twork_step (inline)",
+            "a::b<int>::operator()",
+            "x$y^z[1]",
+            "f@1a2b",
+        ] {
+            let re = format!("^{}$", quote_meta(name));
+            assert_eq!(anchored_name(&re).as_deref(), Some(name), "{re}");
+        }
+        for re in [
+            "twork", "^twork", "twork$", "^a|b$", "^a.b$", "^a\\$", "^a\\d$",
+        ] {
+            assert_eq!(anchored_name(re), None, "{re}");
+        }
+        assert_eq!(
+            anchored_name("^twork_step \\(inline\\)$").map(|n| function_re(&n)),
+            Some("^twork_step(?: \\[clone [^\\]]*\\])*$".to_string())
+        );
+    }
 
     /// A line's row is focused on its place, found whole when its path or its function's
     /// name holds blanks, or an address follows it.
