@@ -4,7 +4,7 @@
 //! ([`LoadOptions`]) and what the report asks for ([`View`]).
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::graph::Granularity;
@@ -225,6 +225,16 @@ pub fn run_with_input(
             ))),
         };
     }
+    // A remote profile without a local program is named by its server, which gives
+    // function names, not source lines: refused before its seconds are spent, as pprof.
+    if opts.granularity == Granularity::Lines
+        && opts
+            .args
+            .first()
+            .is_some_and(|a| crate::session::is_remote(a) && !Path::new(a).exists())
+    {
+        return Err(lines_need_a_binary());
+    }
     let trend = matches!(opts.mode, Mode::Trend(_));
     let mut session = if trend {
         // What the readers say about each dump ("Adjusting heap profiles for 1-in-8192
@@ -238,9 +248,7 @@ pub fn run_with_input(
     if opts.granularity == Granularity::Lines
         && session.profiles.iter().any(|l| l.profile.symbols.is_some())
     {
-        return Err(Error::usage(
-            "--lines cannot be used without a binary (a symbolized profile holds function names, not source lines)",
-        ));
+        return Err(lines_need_a_binary());
     }
     if trend && opts.drop_negative {
         writeln!(
@@ -283,6 +291,13 @@ pub fn run_with_input(
 }
 
 /// The interactive shell over the session `opts` load, its options' warnings said.
+/// `--lines` where only function names are to be had (pprof's message).
+fn lines_need_a_binary() -> Error {
+    Error::usage(
+        "--lines cannot be used without a binary (a symbolized profile, or one its server names, holds function names, not source lines)",
+    )
+}
+
 fn load_shell(opts: &Options, err: &mut dyn Write) -> Result<Shell> {
     let session = Session::load(&opts.load_options(), err)?;
     warn_foreign_value_flags(opts, &session, err)?;

@@ -599,6 +599,15 @@ fn lines_of_a_symbolized_profile_are_refused() {
         err.starts_with("rpprof: --lines cannot be used without a binary"),
         "{err}"
     );
+    // A remote profile without a local program is named by its server: refused at once,
+    // before anything is fetched (a closed port would say it cannot connect).
+    let url = format!("127.0.0.1:{}/pprof/profile", common::free_port());
+    let (code, out, err) = run(&t, &["--text", "--lines", &url]);
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    assert!(
+        err.starts_with("rpprof: --lines cannot be used without a binary"),
+        "{err}"
+    );
 }
 
 /// `--alloc_space` on a jemalloc dump written without `prof_accum` (every record's
