@@ -51,7 +51,14 @@ pub fn split_names(s: &str) -> impl Iterator<Item = &str> {
             continue;
         }
         let mut at = i;
-        if s[start..i].ends_with("operator") {
+        // (The keyword, not a name ending in it: `my_operator--main` is two names.)
+        let before = &s[start..i];
+        if before.ends_with("operator")
+            && !before[..before.len() - 8]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_')
+        {
             let run = b[i..].iter().take_while(|&&c| c == b'-').count();
             if run == 2 {
                 // `operator--` and no separator after it.
@@ -110,5 +117,9 @@ mod tests {
         // Odd runs of dashes make odd names, never a panic.
         assert_eq!(split("a::operator-----b"), ["a::operator--", "-b"]);
         assert_eq!(split("operator--é--ü"), ["operator--é", "ü"]);
+        // A name that ends in the word is no operator.
+        assert_eq!(split("my_operator--main"), ["my_operator", "main"]);
+        assert_eq!(split("Xoperator---b"), ["Xoperator", "-b"]);
+        assert_eq!(split("a::operator--(int)--b"), ["a::operator--(int)", "b"]);
     }
 }
