@@ -225,6 +225,10 @@ pub fn run_with_input(
             ))),
         };
     }
+    // (`View::check` refuses what --proto cannot apply to frames; this needs the base.)
+    if opts.mode == Mode::Proto && opts.drop_negative && opts.base.is_some() {
+        return Err(crate::view::proto_refuses("drop_negative"));
+    }
     // A remote profile without a local program is named by its server, which gives
     // function names, not source lines: refused before its seconds are spent, as pprof.
     if opts.granularity == Granularity::Lines
@@ -290,7 +294,6 @@ pub fn run_with_input(
     r
 }
 
-/// The interactive shell over the session `opts` load, its options' warnings said.
 /// `--lines` where only function names are to be had (pprof's message).
 fn lines_need_a_binary() -> Error {
     Error::usage(
@@ -298,6 +301,7 @@ fn lines_need_a_binary() -> Error {
     )
 }
 
+/// The interactive shell over the session `opts` load, its options' warnings said.
 fn load_shell(opts: &Options, err: &mut dyn Write) -> Result<Shell> {
     let session = Session::load(&opts.load_options(), err)?;
     warn_foreign_value_flags(opts, &session, err)?;

@@ -1953,7 +1953,7 @@ fn cancel_pairs(records: &mut Vec<raw::Record<'_>>) {
 }
 
 /// The error for an option `--proto` cannot apply.
-fn proto_refuses(option: &str) -> Error {
+pub fn proto_refuses(option: &str) -> Error {
     Error::usage(format!(
         "--{option} cannot be used with --proto, which writes each sample with all its values (apply it when reading the written profile)"
     ))

@@ -418,8 +418,10 @@ fn options_it_cannot_apply_are_refused() {
     );
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        String::from_utf8_lossy(&out.stderr)
-            .contains("--drop_negative cannot be used with --proto")
+        err.contains("--drop_negative cannot be used with --proto"),
+        "{err}"
     );
+    assert!(!err.contains("Warning"), "refused after the work: {err}");
 }

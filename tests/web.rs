@@ -921,8 +921,12 @@ fn the_command_lines_base_holds_for_a_bare_url() {
 #[test]
 fn the_command_lines_base_among_the_profiles_holds_and_stays_in_links() {
     let dir = case("t-heap");
-    let base = format!("--base={H1}");
+    // (Spelled otherwise than the glob spells it: the same file.)
+    let base = format!("--base=./{H1}");
     let s = web::start(&dir, &["theap", "theap.hprof.*.heap", &base, "--cum"], &[]);
+    let h: serde_json::Value =
+        serde_json::from_slice(&get(&format!("{}/ui/history", s.url)).body).unwrap();
+    assert_eq!(listed(&h), [H3, H2, H1]);
     let (_, want, _) = cli(&dir, &["--text", &base, "--cum", "theap", H3]);
     let (_, plain, _) = cli(&dir, &["--text", "--cum", "theap", H3]);
     assert_ne!(want, plain);
@@ -947,6 +951,11 @@ fn the_command_lines_base_among_the_profiles_holds_and_stays_in_links() {
     // A URL with parameters is its own: no address to fill in.
     let page = get(&format!("{}/ui/top?base={H2}", s.url)).text();
     assert!(!page.contains("data-query"));
+    // On a routine page `f` names the routines: a bare URL stays bare there, and so do
+    // its tabs, which then show the command line's choices (its focus too).
+    let page = get(&format!("{}/ui/source", s.url)).text();
+    assert!(!page.contains("data-query"));
+    assert!(page.contains("id=\"tab-top\" href=\"/ui/top\""), "{page}");
 }
 
 #[test]

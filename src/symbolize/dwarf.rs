@@ -1494,8 +1494,13 @@ fn decode_lines<'a>(
         standard_lengths: header.standard_opcode_lengths().slice(),
     };
     // The file register starts at 1 in every version (DWARF 5, table 6.4); binutils 2.40
-    // starts DWARF 5 programs at 0 (`binutils_files`, for --pprof_quirks).
-    let first_file: u32 = if v5 && binutils_files { 0 } else { 1 };
+    // starts DWARF 5 programs at 0 (`binutils_files`, for --pprof_quirks), as rpprof does
+    // for a DWARF 5 table that lists no file 1.
+    let first_file: u32 = if v5 && (binutils_files || names.len() < 2) {
+        0
+    } else {
+        1
+    };
     // One buffer for the rows of every sequence (each is copied out compactly).
     'outer: loop {
         let mut address: u64 = 0;

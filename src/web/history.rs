@@ -555,13 +555,28 @@ impl History {
         candidates.sort_by(|a, b| newer_first((a.time, &a.path), (b.time, &b.path)));
         // A file named twice (the `--base` also among the profiles, or in a watched
         // folder) is read once, and kept whatever its age when either names it the base.
-        candidates.dedup_by(|later, kept| {
-            let same = later.path == kept.path;
-            if same {
-                kept.pinned |= later.pinned;
+        // (By the file, however it is spelled: `./a.heap` and a glob's `a.heap`.)
+        let mut first: HashMap<PathBuf, usize> = HashMap::new();
+        let mut pinned_too: Vec<usize> = Vec::new();
+        let mut kept_candidates: Vec<Candidate> = Vec::with_capacity(candidates.len());
+        for c in candidates {
+            let key = std::fs::canonicalize(&c.path).unwrap_or_else(|_| c.path.clone());
+            match first.get(&key) {
+                Some(&i) => {
+                    if c.pinned {
+                        pinned_too.push(i);
+                    }
+                }
+                None => {
+                    first.insert(key, kept_candidates.len());
+                    kept_candidates.push(c);
+                }
             }
-            same
-        });
+        }
+        for i in pinned_too {
+            kept_candidates[i].pinned = true;
+        }
+        let candidates = kept_candidates;
         let mut loaded: Vec<New> = Vec::new();
         let mut kept = fetched.len();
         // Newest first, as many as are kept, and the pinned ones, read on every core in
@@ -631,7 +646,11 @@ impl History {
             h.base = snap
                 .entries
                 .iter()
-                .find(|e| e.pinned && e.path == Path::new(b))
+                .find(|e| {
+                    let canon =
+                        |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+                    e.pinned && (e.path == Path::new(b) || canon(&e.path) == canon(Path::new(b)))
+                })
                 .map(|e| e.name.clone());
         }
         Ok(h)

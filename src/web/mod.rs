@@ -533,7 +533,9 @@ impl Ui {
         // the page's links (and its address, reloaded or shared) show the same.
         let mut q = q;
         let mut filled = false;
-        if bare {
+        // (Not on a routine page, whose `f` names the routines: the command line's focus
+        // could not be written, and its links stay bare so that the other pages keep it.)
+        if bare && !routine_page {
             let mut add = |k: &str, v: Option<&str>| {
                 if let Some(v) = v.filter(|v| !v.is_empty()) {
                     q.0.push((k.to_string(), v.to_string()));
@@ -541,10 +543,7 @@ impl Ui {
                 }
             };
             add("base", base.map(|b| snap.entries[b].name.as_str()));
-            // (On a routine page `f` names the routines.)
-            if !routine_page {
-                add("f", v.focus.as_deref());
-            }
+            add("f", v.focus.as_deref());
             add("i", v.ignore.as_deref());
             add("h", v.hide.as_deref());
             add("s", v.show.as_deref());
