@@ -567,7 +567,8 @@ impl View {
             }
             // jeprof's --thread: the chosen threads' samples, of the profile alone (as its
             // thread reports).
-            let own: Vec<&[profile::Sample]> = if jeprof && self.thread.is_some() {
+            let by_thread = jeprof && self.thread.is_some();
+            let own: Vec<&[profile::Sample]> = if by_thread {
                 self.chosen_threads(main, &inputs[0].path, err)?
                     .into_iter()
                     .map(|(_, samples)| samples)
@@ -579,7 +580,7 @@ impl View {
                     .collect()
             };
             let base_samples = match base {
-                Some(b) if !(jeprof && self.thread.is_some()) => b.profile.samples.as_slice(),
+                Some(b) if !by_thread => b.profile.samples.as_slice(),
                 _ => &[],
             };
             let records = own
@@ -603,20 +604,7 @@ impl View {
                 .collect();
             // --focus and --ignore (and a shell command's), on the stacks as reports see
             // them: the samples whose stacks they keep.
-            let (cmd_focus, cmd_ignore) = ctx.cmd.unwrap_or((None, None));
-            let filters: Vec<(&Regex, bool)> = [(ctx.focus, true), (ctx.ignore, false)]
-                .into_iter()
-                .chain([(cmd_focus, true), (cmd_ignore, false)])
-                .filter_map(|(re, keep)| re.map(|re| (re, keep)))
-                .collect();
-            if !filters.is_empty() {
-                let mut kept = Stacks::default();
-                for r in &samples {
-                    kept.add_ref(&r.stack, 0.0);
-                }
-                for (re, keep) in filters {
-                    kept = graph::filter(Cow::Owned(kept), &s.symbols, re, keep, &gopts);
-                }
+            if let Some(kept) = ctx.kept_stacks(samples.iter().map(|r| r.stack.as_slice())) {
                 samples.retain(|r| kept.map.contains_key(&r.stack));
             }
             let job = proto::ProtoJob {
@@ -845,6 +833,39 @@ impl<'a> Start<'a> {
 }
 
 impl Ctx<'_> {
+    /// The distinct stacks of `stacks` that `--focus` and `--ignore` (and a shell command's
+    /// focus and ignore) keep, for the reports that write samples rather than sums
+    /// (`--raw`, `--proto`); `None` when there is neither (every stack is kept).
+    fn kept_stacks<'s>(&self, stacks: impl Iterator<Item = &'s [u64]>) -> Option<Stacks> {
+        let (cmd_focus, cmd_ignore) = self.cmd.unwrap_or((None, None));
+        let filters: Vec<(&Regex, bool)> = [
+            (self.focus, true),
+            (self.ignore, false),
+            (cmd_focus, true),
+            (cmd_ignore, false),
+        ]
+        .into_iter()
+        .filter_map(|(re, keep)| re.map(|re| (re, keep)))
+        .collect();
+        if filters.is_empty() {
+            return None;
+        }
+        let mut kept = Stacks::default();
+        for k in stacks {
+            kept.add_ref(k, 0.0);
+        }
+        for (re, keep) in filters {
+            kept = graph::filter(
+                Cow::Owned(kept),
+                &self.session.symbols,
+                re,
+                keep,
+                self.gopts,
+            );
+        }
+        Some(kept)
+    }
+
     /// pprof's per-profile part of `Main` (jeprof's `FilterAndPrint`): frame removal,
     /// `--focus`, `--ignore`, then the report of the chosen mode.
     #[allow(clippy::too_many_arguments)]
@@ -1882,19 +1903,10 @@ fn write_raw(out: &mut Vec<u8>, job: &RawJob<'_>, notes: &mut Vec<String>) -> Re
     if job.base.is_some() {
         cancel_pairs(&mut records);
     }
-    if ctx.focus.is_some() || ctx.ignore.is_some() {
-        let mut all = Stacks::default();
-        for (s, _) in records.iter().chain(threads.iter().map(|t| &t.1)) {
-            all.add_ref(&s.stack, 0.0);
-        }
-        if let Some(re) = ctx.focus {
-            all = graph::filter(Cow::Owned(all), symbols, re, true, ctx.gopts);
-        }
-        if let Some(re) = ctx.ignore {
-            all = graph::filter(Cow::Owned(all), symbols, re, false, ctx.gopts);
-        }
-        records.retain(|(s, _)| all.map.contains_key(&s.stack));
-        threads.retain(|(_, (s, _))| all.map.contains_key(&s.stack));
+    let stacks = records.iter().chain(threads.iter().map(|t| &t.1));
+    if let Some(kept) = ctx.kept_stacks(stacks.map(|(s, _)| s.stack.as_slice())) {
+        records.retain(|(s, _)| kept.map.contains_key(&s.stack));
+        threads.retain(|(_, (s, _))| kept.map.contains_key(&s.stack));
     }
     // Values un-scaled back to the header's sampling, unless some profile was sampled
     // otherwise.

@@ -1087,15 +1087,7 @@ fn a_dump_rewritten_with_its_time_kept_joins_again() {
 
 /// The start of a dump as it is while being written: its header and first two records.
 fn being_written(data: &[u8]) -> &[u8] {
-    let cut = data
-        .iter()
-        .enumerate()
-        .filter(|&(_, &b)| b == b'\n')
-        .nth(2)
-        .unwrap()
-        .0
-        + 1;
-    &data[..cut]
+    common::first_lines(data, 3)
 }
 
 /// Waits until the text report of the profile named `name` is `want` (it was read again).
@@ -1841,14 +1833,11 @@ fn a_cut_newest_dump_among_two_runs() {
         copy_at(&case.join(&name), &t.join(&name), 600 + i * 60);
     }
     let whole = std::fs::read(case.join("ttrend.sample.0006.heap")).unwrap();
-    let three = whole
-        .iter()
-        .enumerate()
-        .filter(|&(_, &b)| b == b'\n')
-        .nth(2)
-        .map(|(i, _)| i + 1)
-        .unwrap();
-    write_at(&t.join("ttrend.sample.0006.heap"), &whole[..three], 1000);
+    write_at(
+        &t.join("ttrend.sample.0006.heap"),
+        being_written(&whole),
+        1000,
+    );
     let s = web::start(&t, &["ttrend", "ttrend.*.heap"], &[]);
     let page = get(&format!("{}/ui/trend", s.url)).text();
     assert!(

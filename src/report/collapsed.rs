@@ -44,7 +44,7 @@ pub enum Names {
 
 /// What stands for a `;` inside a name in the lines of a flame graph: `;` separates the
 /// frames there (Rust's `[u8; 2]` would be cut in two). GREEK QUESTION MARK looks the same.
-pub const FLAME_SEMICOLON: char = '\u{37e}';
+pub const FLAME_SEMICOLON: &str = "\u{37e}";
 
 /// pprof's `ExtractSymbolNameInlineStack`: the names at one address, innermost first.
 fn names_at(symbols: &SymbolTable, a: u64, width: usize, how: Names, out: &mut Vec<String>) {
@@ -100,7 +100,7 @@ pub fn lines_named(
         }
         if flame {
             for n in names.iter_mut().filter(|n| n.contains(';')) {
-                *n = n.replace(';', &FLAME_SEMICOLON.to_string());
+                *n = n.replace(';', FLAME_SEMICOLON);
             }
         }
         names.reverse();

@@ -316,6 +316,12 @@ fn trim_zeros(d: &[u8]) -> &[u8] {
 }
 
 /// Newest first: later modification time (in whole seconds), then the later name.
+/// What tells files apart however their paths are spelled: the path without links, `.`
+/// and `..`, or as given when that cannot be found.
+fn file_key(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
 fn newer_first(a: (SystemTime, &Path), b: (SystemTime, &Path)) -> std::cmp::Ordering {
     let secs = |t: SystemTime| {
         t.duration_since(SystemTime::UNIX_EPOCH)
@@ -557,26 +563,18 @@ impl History {
         // folder) is read once, and kept whatever its age when either names it the base.
         // (By the file, however it is spelled: `./a.heap` and a glob's `a.heap`.)
         let mut first: HashMap<PathBuf, usize> = HashMap::new();
-        let mut pinned_too: Vec<usize> = Vec::new();
-        let mut kept_candidates: Vec<Candidate> = Vec::with_capacity(candidates.len());
+        let mut once: Vec<Candidate> = Vec::with_capacity(candidates.len());
         for c in candidates {
-            let key = std::fs::canonicalize(&c.path).unwrap_or_else(|_| c.path.clone());
+            let key = file_key(&c.path);
             match first.get(&key) {
-                Some(&i) => {
-                    if c.pinned {
-                        pinned_too.push(i);
-                    }
-                }
+                Some(&i) => once[i].pinned |= c.pinned,
                 None => {
-                    first.insert(key, kept_candidates.len());
-                    kept_candidates.push(c);
+                    first.insert(key, once.len());
+                    once.push(c);
                 }
             }
         }
-        for i in pinned_too {
-            kept_candidates[i].pinned = true;
-        }
-        let candidates = kept_candidates;
+        let candidates = once;
         let mut loaded: Vec<New> = Vec::new();
         let mut kept = fetched.len();
         // Newest first, as many as are kept, and the pinned ones, read on every core in
@@ -646,11 +644,7 @@ impl History {
             h.base = snap
                 .entries
                 .iter()
-                .find(|e| {
-                    let canon =
-                        |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-                    e.pinned && (e.path == Path::new(b) || canon(&e.path) == canon(Path::new(b)))
-                })
+                .find(|e| e.pinned && file_key(&e.path) == file_key(Path::new(b)))
                 .map(|e| e.name.clone());
         }
         Ok(h)

@@ -188,15 +188,16 @@ fn header(ui: &Ui, sel: &Selected, page: &str, msgs: &str) -> String {
         );
     }
     h.push_str("<span class=\"plain\">Plain:");
+    // A profile.proto holds the samples whole: hide, show and dropneg, which it cannot
+    // apply (they are refused there), are left out of its link.
+    let mut proto = Query::parse(&elsewhere).unwrap_or_default();
+    proto
+        .0
+        .retain(|(k, _)| !matches!(k.as_str(), "h" | "s" | "dropneg"));
+    let proto = proto.encode();
     for p in PLAIN {
-        // A profile.proto holds the samples whole: hide, show and dropneg, which it
-        // cannot apply (they are refused there), are left out of its link.
-        let mut link = Query::parse(of(p)).unwrap_or_default();
-        if p == "proto" {
-            link.0
-                .retain(|(k, _)| !matches!(k.as_str(), "h" | "s" | "dropneg"));
-        }
-        let _ = write!(h, " <a href=\"{}\">{p}</a>", esc(&url(p, &link.encode())));
+        let link = if p == "proto" { &proto } else { of(p) };
+        let _ = write!(h, " <a href=\"{}\">{p}</a>", esc(&url(p, link)));
     }
     h.push_str("</span></nav>");
     // The pickers: a GET form, so that every choice is a URL.

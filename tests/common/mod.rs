@@ -335,3 +335,14 @@ pub mod make {
         ]
     }
 }
+
+/// The first `n` lines of `data` (each with its line end); all of it when it has fewer.
+pub fn first_lines(data: &[u8], n: usize) -> &[u8] {
+    let end = data
+        .iter()
+        .enumerate()
+        .filter(|&(_, &b)| b == b'\n')
+        .nth(n.saturating_sub(1))
+        .map_or(data.len(), |(i, _)| i + 1);
+    &data[..end.min(data.len())]
+}
