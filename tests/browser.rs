@@ -658,6 +658,11 @@ fn top_graph_and_a_new_dump_in_the_browser() {
         "the new option",
         &format!("return !!document.querySelector(\"#view-picker option[value='{H2}']\")"),
     );
+    // ... and, since it can be subtracted from the profile shown, the Diff picker too.
+    b.wait(
+        "the new diff option",
+        &format!("return !!document.querySelector(\"#base-picker option[value='{H2}']\")"),
+    );
     b.screenshot("new-profile");
     b.click("#notice-link");
     b.wait(
@@ -666,4 +671,49 @@ fn top_graph_and_a_new_dump_in_the_browser() {
             "return location.search.includes('view={H2}') && !!document.getElementById('flame-svg')"
         ),
     );
+
+    // Keeping one profile: a new dump lets the one shown go; the page says so, its pickers
+    // drop nothing it shows, and a link to the profile let go shows the newest and why.
+    let one = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("browser-keep-one");
+    let _ = std::fs::remove_dir_all(&one);
+    std::fs::create_dir_all(&one).unwrap();
+    std::fs::copy(src.join(H1), one.join(H1)).unwrap();
+    let s1 = web::start(
+        &one,
+        &[
+            prog.to_str().unwrap(),
+            one.to_str().unwrap(),
+            "--max_profiles_kept=1",
+        ],
+        &[],
+    );
+    b.open(&format!("{}/ui/top?view={H1}", s1.url));
+    b.wait("the table", "return !!document.getElementById('toptable')");
+    std::fs::copy(src.join(H2), one.join(H2)).unwrap();
+    b.wait(
+        "the notice",
+        "const n = document.getElementById('notice'); return !n.hidden && n.textContent.includes('no longer kept (--max_profiles_kept=1')",
+    );
+    let options = |picker: &str| {
+        b.js(&format!(
+            "return Array.from(document.querySelectorAll('#{picker} option')).map(o => o.value)"
+        ))
+    };
+    assert_eq!(options("view-picker"), json!([H2, H1]));
+    assert_eq!(options("base-picker"), json!([""]));
+    b.screenshot("let-go");
+    b.open(&format!("{}/ui/flamegraph?view={H1}", s1.url));
+    b.wait(
+        "the newest",
+        "return !!document.getElementById('flame-svg')",
+    );
+    let notice = b.js("return document.getElementById('notice').textContent");
+    assert!(
+        notice
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("Showing the newest, {H2}.")),
+        "{notice}"
+    );
+    assert_eq!(b.js("return location.search"), json!(""));
 }

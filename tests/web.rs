@@ -727,6 +727,31 @@ fn flame_graph_data_follows_the_parameters() {
     assert!((base_total - 1_511_442.0).abs() < 2.0, "{base_total}");
 }
 
+/// A page (`path`) whose `view=` or `base=` names no profile kept: status 404, the page of
+/// the newest profile, `newest`, and a notice saying `says` and what is shown instead.
+fn missing_profile_page(s: &web::WebServer, path: &str, says: &str, newest: &str) {
+    let a = get(&format!("{}{path}", s.url));
+    assert_eq!(a.status, 404, "{path}: {}", a.text());
+    let t = a.text();
+    let notice = t
+        .split("<div id=\"notice\">")
+        .nth(1)
+        .and_then(|r| r.split("</div>").next())
+        .unwrap_or_else(|| panic!("{path}: no notice in {t}"));
+    assert!(
+        notice.contains(says),
+        "{path}: {notice:?} should say {says:?}"
+    );
+    assert!(
+        notice.ends_with(&format!("Showing the newest, {newest}.")),
+        "{path}: {notice:?}"
+    );
+    assert!(
+        t.contains(&format!("<b>{newest}</b>")),
+        "{path}: the page shows {newest}"
+    );
+}
+
 /// One line, and the status.
 fn refused(s: &web::WebServer, path: &str, status: u16, says: &str) {
     let a = get(&format!("{}{path}", s.url));
@@ -741,7 +766,8 @@ fn bad_parameters_are_refused_with_one_line() {
     let (s, _dir) = heap_server();
     // Profiles are named as the picker lists them; a path, the program or any other file is
     // no profile of the history.
-    for page in ["text", "flamegraph", "raw", "proto", "top"] {
+    // A plain form says so in one line; a page shows the newest profile with the reason.
+    for page in ["text", "raw", "proto"] {
         refused(
             &s,
             &format!("/ui/{page}?view=..%2F..%2Fetc%2Fpasswd"),
@@ -760,6 +786,21 @@ fn bad_parameters_are_refused_with_one_line() {
             404,
             "no such profile",
         );
+    }
+    for page in ["flamegraph", "top", "source"] {
+        for (q, says) in [
+            (
+                "view=..%2F..%2Fetc%2Fpasswd",
+                "view=../../etc/passwd: no such profile",
+            ),
+            ("view=%2Fetc%2Fpasswd", "view=/etc/passwd: no such profile"),
+            (
+                "base=..%2Ftheap.hprof.0001.heap",
+                "base=../theap.hprof.0001.heap: no such profile",
+            ),
+        ] {
+            missing_profile_page(&s, &format!("/ui/{page}?{q}"), says, H3);
+        }
     }
     refused(
         &s,
@@ -1244,7 +1285,33 @@ fn a_quoted_glob_is_watched_and_the_oldest_dumps_let_go() {
         &s,
         "/ui/text?view=heap_live.0001.heap",
         404,
-        "no such profile",
+        "view=heap_live.0001.heap: not among the profiles kept (--max_profiles_kept=2 keeps the newest; 1 let go)",
+    );
+    // A page asked for it (a bookmark, a page opened before it went): the newest, and why.
+    missing_profile_page(
+        &s,
+        "/ui/top?view=heap_live.0001.heap&f=main",
+        "view=heap_live.0001.heap: not among the profiles kept",
+        "heap_live.0003.heap",
+    );
+    // A page's Diff picker takes a new dump when the server says it can be the base.
+    let h: serde_json::Value = serde_json::from_slice(
+        &get(&format!("{}/ui/history?view=heap_live.0003.heap", s.url)).body,
+    )
+    .unwrap();
+    assert_eq!(h["max_kept"], 2, "{h}");
+    let diff: Vec<(&str, bool)> = h["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["name"].as_str().unwrap(), p["diff"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(
+        diff,
+        [
+            ("heap_live.0003.heap", false),
+            ("heap_live.0002.heap", true)
+        ]
     );
     let got = get(&format!(
         "{}/ui/text?view=heap_live.0003.heap&base=heap_live.0002.heap",

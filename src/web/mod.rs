@@ -262,6 +262,8 @@ pub struct Selected {
     /// base, focus, ignore, hide, show and sort): links made from `q` keep them, and the
     /// page puts `q` in the browser's address bar.
     pub filled: bool,
+    /// Said at the top of the page (why it is not the page asked for).
+    pub notice: Option<String>,
 }
 
 impl Selected {
@@ -400,12 +402,15 @@ impl Ui {
                     .position(|e| e.name == name)
                     .map(Some)
                     .ok_or_else(|| {
-                        Refusal(
-                            404,
+                        let why = if snap.let_go > 0 {
                             format!(
-                                "{k}={name}: no such profile in the history (see the View picker)"
-                            ),
-                        )
+                                "{k}={name}: not among the profiles kept (--max_profiles_kept={} keeps the newest; {} let go)",
+                                snap.max_kept, snap.let_go
+                            )
+                        } else {
+                            format!("{k}={name}: no such profile in the history")
+                        };
+                        Refusal(404, why)
                     }),
             }
         };
@@ -422,6 +427,7 @@ impl Ui {
                 sub: None,
                 rows,
                 filled: false,
+                notice: None,
             });
         };
         let view = view.unwrap_or(0);
@@ -558,6 +564,7 @@ impl Ui {
             sub: Some(sub),
             rows,
             filled,
+            notice: None,
         })
     }
 
@@ -583,10 +590,17 @@ impl Ui {
         Ok(sub)
     }
 
-    fn history_json(&self) -> String {
+    /// `/ui/history`: the profiles kept, newest first, the generation, the sources being
+    /// fetched and the latest messages, as JSON; the pages ask for it every few seconds.
+    /// With `view=` (and `si=`), as a page's pickers say them, each profile also says whether
+    /// it can be that view's base (`"diff"`), so that a page adds a new dump to its Diff
+    /// picker only when the server would accept it there; a `view` no longer in the history
+    /// gets no `"diff"` at all.
+    fn history_json(&self, query: &str) -> String {
         use crate::report::stacks::{push_json_number, push_json_string};
         let snap = self.history.current();
         let (fetching, messages) = self.history.status();
+        let bases = self.possible_bases(&snap, query);
         let mut s = format!("{{\"generation\":{},\"profiles\":[", snap.generation);
         for (i, e) in snap.entries.iter().enumerate() {
             if i > 0 {
@@ -596,6 +610,13 @@ impl Ui {
             push_json_string(&mut s, &e.name);
             s.push_str(",\"kind\":");
             push_json_string(&mut s, e.kind.name());
+            if let Some(b) = &bases {
+                s.push_str(if b[i] {
+                    ",\"diff\":true"
+                } else {
+                    ",\"diff\":false"
+                });
+            }
             s.push_str(",\"time\":");
             let t = e
                 .time
@@ -604,7 +625,7 @@ impl Ui {
             push_json_number(&mut s, t);
             s.push('}');
         }
-        s.push_str("],\"fetching\":[");
+        s.push_str(&format!("],\"max_kept\":{},\"fetching\":[", snap.max_kept));
         s.push_str(
             &fetching
                 .iter()
@@ -621,6 +642,35 @@ impl Ui {
         }
         s.push_str("]}\n");
         s
+    }
+
+    /// For the history's `view=` profile (with its `si=` value column), which entries the
+    /// Diff picker offers: those that can be subtracted from it, not itself. `None` without
+    /// a `view=` found in the history or with a value column it does not have.
+    fn possible_bases(&self, snap: &Snapshot, query: &str) -> Option<Vec<bool>> {
+        let q = Query::parse(query).ok()?;
+        let s = snap.session.as_deref()?;
+        let view = snap
+            .entries
+            .iter()
+            .position(|e| Some(e.name.as_str()) == q.get("view"))?;
+        let prof = &s.profiles[snap.entries[view].index].profile;
+        let mut value = self.defaults.value;
+        if let Some(si) = q.get("si") {
+            let types: Vec<&str> = prof.sample_types.iter().map(|t| t.name).collect();
+            value = sample_index(si, &types, prof.kind.name(), value).ok()?;
+        }
+        Some(
+            snap.entries
+                .iter()
+                .enumerate()
+                .map(|(i, e)| {
+                    i != view
+                        && s.check_pair(snap.entries[view].index, e.index, true, value)
+                            .is_ok()
+                })
+                .collect(),
+        )
     }
 
     /// A plain form: the command line's bytes.
@@ -733,7 +783,7 @@ impl server::Handler for Ui {
             "proto" => self.plain(req, Mode::Proto),
             "traces" => self.plain(req, Mode::Traces),
             "stacks" => self.plain(req, Mode::FlameData),
-            "history" => Response::new(200, "application/json", self.history_json()),
+            "history" => Response::new(200, "application/json", self.history_json(&req.query)),
             "fetch" => self.fetch(req),
             _ => {
                 if let Some(asset) = page.strip_prefix("static/") {

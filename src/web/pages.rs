@@ -328,7 +328,12 @@ fn header(ui: &Ui, sel: &Selected, page: &str, msgs: &str) -> String {
         "<button type=\"submit\">Apply</button> <a href=\"/ui/{}\">Reset</a></form>",
         esc(page)
     );
-    h.push_str("<div id=\"notice\" hidden></div>");
+    match &sel.notice {
+        Some(n) => {
+            let _ = write!(h, "<div id=\"notice\">{}</div>", esc(n));
+        }
+        None => h.push_str("<div id=\"notice\" hidden></div>"),
+    }
     let (_, status) = ui.history.status();
     let mut lines: Vec<&str> = msgs.lines().filter(|l| !l.trim().is_empty()).collect();
     lines.extend(status.iter().map(String::as_str));
@@ -580,12 +585,15 @@ fn have_objdump(tools: Option<&str>) -> bool {
 /// reason instead of a report, so that the user can correct it; status 400. When the
 /// profiles themselves cannot be picked, one line.
 fn refused_page(ui: &Ui, page: &str, req: &Request, routine_page: bool, r: &Refusal) -> Response {
-    if r.0 != 400 {
-        return r.response();
-    }
     let Ok(typed) = Query::parse(&req.query) else {
         return r.response();
     };
+    if r.0 == 404 {
+        return missing_profile_page(ui, page, routine_page, typed, r);
+    }
+    if r.0 != 400 {
+        return r.response();
+    }
     let picks: Vec<(String, String)> = typed
         .0
         .iter()
@@ -620,6 +628,43 @@ fn refused_page(ui: &Ui, page: &str, req: &Request, routine_page: bool, r: &Refu
     resp
 }
 
+/// A page whose `view=` or `base=` names no profile of the history (a dump let go past
+/// `--max_profiles_kept`, an old bookmark): the page of the newest profile with the other
+/// parameters, and the reason; status 404. One line when even that page is refused.
+fn missing_profile_page(
+    ui: &Ui,
+    page: &str,
+    routine_page: bool,
+    typed: Query,
+    r: &Refusal,
+) -> Response {
+    let rest = Query(
+        typed
+            .0
+            .into_iter()
+            .filter(|(k, _)| !matches!(k.as_str(), "view" | "base" | "si"))
+            .collect(),
+    );
+    let Ok(sel) = ui
+        .select(&rest.encode(), routine_page)
+        .or_else(|_| ui.select("", routine_page))
+    else {
+        return r.response();
+    };
+    let Some(newest) = sel.snap.entries.get(sel.view) else {
+        return r.response();
+    };
+    // The address bar gets the URL of what is shown (ui.js), so that a reload shows it.
+    let sel = Selected {
+        notice: Some(format!("{}. Showing the newest, {}.", r.1, newest.name)),
+        filled: true,
+        ..sel
+    };
+    let mut resp = page_for(ui, page, &sel);
+    resp.status = 404;
+    resp
+}
+
 /// Answers a page request.
 pub fn page(ui: &Ui, page: &str, req: &Request) -> Response {
     let page = if page.is_empty() { "flamegraph" } else { page };
@@ -627,10 +672,14 @@ pub fn page(ui: &Ui, page: &str, req: &Request) -> Response {
         return Response::text(404, &format!("rpprof: no page /ui/{page}"));
     }
     let routine_page = matches!(page, "source" | "disasm" | "peek");
-    let sel = match ui.select(&req.query, routine_page) {
-        Ok(s) => s,
-        Err(r) => return refused_page(ui, page, req, routine_page, &r),
-    };
+    match ui.select(&req.query, routine_page) {
+        Ok(sel) => page_for(ui, page, &sel),
+        Err(r) => refused_page(ui, page, req, routine_page, &r),
+    }
+}
+
+/// The page `page` (one of [`TABS`]) of the selection.
+fn page_for(ui: &Ui, page: &str, sel: &Selected) -> Response {
     if sel.session().is_none() {
         let watched: Vec<String> = ui
             .history
@@ -645,7 +694,7 @@ pub fn page(ui: &Ui, page: &str, req: &Request) -> Response {
                 watched.join(", ")
             ),
         );
-        return html(ui, &sel, page, "", &b, &[]);
+        return html(ui, sel, page, "", &b, &[]);
     }
     match page {
         "flamegraph" => match sel.render(Mode::FlameData) {
@@ -662,18 +711,18 @@ pub fn page(ui: &Ui, page: &str, req: &Request) -> Response {
                     // SANITY: the JSON escapes <, > and & in strings.
                     String::from_utf8_lossy(&json)
                 );
-                html(ui, &sel, page, &msgs, &b, &["flame.js"])
+                html(ui, sel, page, &msgs, &b, &["flame.js"])
             }
             Err((e, msgs)) => html(
                 ui,
-                &sel,
+                sel,
                 page,
                 &msgs,
                 &notice("error", &esc(&e.to_string())),
                 &[],
             ),
         },
-        "top" => top(ui, &sel, page),
+        "top" => top(ui, sel, page),
         "graph" => {
             if !graphviz::in_path("dot") {
                 let b = notice(
@@ -683,27 +732,27 @@ pub fn page(ui: &Ui, page: &str, req: &Request) -> Response {
                         esc(&url("dot", &sel.q.encode()))
                     ),
                 );
-                return html(ui, &sel, page, "", &b, &[]);
+                return html(ui, sel, page, "", &b, &[]);
             }
             let b = format!(
                 "<p class=\"hint\">Drag to pan, scroll to zoom. <a href=\"{0}\" target=\"_blank\">Open the SVG alone</a>.</p><iframe id=\"graph-frame\" sandbox=\"allow-scripts\" title=\"call graph\" src=\"{0}\"></iframe>",
                 esc(&url("svg", &sel.q.encode()))
             );
-            html(ui, &sel, page, "", &b, &[])
+            html(ui, sel, page, "", &b, &[])
         }
-        "source" => listing(ui, &sel, page, Mode::List, "Source"),
+        "source" => listing(ui, sel, page, Mode::List, "Source"),
         "disasm" => {
             if !have_objdump(sel.v.tools.as_deref()) {
                 let b = notice(
                     "missing",
                     "Disassembly needs <code>objdump</code> (GNU binutils), which is not installed here (Debian: <code>apt-get install binutils</code>), or is not where <code>--tools</code> says.",
                 );
-                return html(ui, &sel, page, "", &b, &[]);
+                return html(ui, sel, page, "", &b, &[]);
             }
-            listing(ui, &sel, page, Mode::Disasm, "Disassembly")
+            listing(ui, sel, page, Mode::Disasm, "Disassembly")
         }
-        "peek" => listing(ui, &sel, page, Mode::Peek, "Peek"),
-        "trend" => trend(ui, &sel, page),
+        "peek" => listing(ui, sel, page, Mode::Peek, "Peek"),
+        "trend" => trend(ui, sel, page),
         _ => Response::text(404, &format!("rpprof: no page /ui/{page}")),
     }
 }

@@ -112,11 +112,38 @@
   if (viewPicker) {
     for (const o of viewPicker.options) if (o.value) known.add(o.value);
   }
+  // Asked with the page's view and value column: the answer says which profiles could be
+  // its base.
+  const basePicker = document.getElementById('base-picker');
+  const siPicker = document.getElementById('si-picker');
+  const historyURL = (() => {
+    const q = new URLSearchParams();
+    if (viewPicker && viewPicker.value) q.set('view', viewPicker.value);
+    if (siPicker && !siPicker.disabled) q.set('si', siPicker.value);
+    const s = q.toString();
+    return '/ui/history' + (s ? '?' + s : '');
+  })();
+  let gone = false;
   function poll() {
-    fetch('/ui/history', { cache: 'no-store' })
+    fetch(historyURL, { cache: 'no-store' })
       .then((r) => r.json())
       .then((h) => {
         if (String(h.generation) === generation) return;
+        // Profiles let go (past --max_profiles_kept) leave the pickers, unless chosen.
+        const kept = new Set(h.profiles.map((p) => p.name));
+        for (const picker of [viewPicker, basePicker]) {
+          if (!picker) continue;
+          for (const o of Array.from(picker.options)) {
+            if (o.value && o.dataset.fetch === undefined && !kept.has(o.value) && !o.selected) o.remove();
+          }
+        }
+        let lead = '';
+        if (!gone && viewPicker && viewPicker.value && !kept.has(viewPicker.value)) {
+          gone = true;
+          lead = 'This profile is no longer kept (--max_profiles_kept=' + h.max_kept +
+              ' keeps the newest): this page stays as it is, its links will not find it. ';
+          say(lead);
+        }
         const fresh = h.profiles.filter((p) => !known.has(p.name));
         if (fetching && fresh.length > 0) {
           const url = new URL(window.location.href);
@@ -125,7 +152,8 @@
           window.location.assign(url.toString());
           return;
         }
-        for (const p of fresh) {
+        // Oldest first, each put on top: the newest ends first.
+        for (const p of fresh.slice().reverse()) {
           known.add(p.name);
           const o = document.createElement('option');
           o.value = p.name;
@@ -135,11 +163,18 @@
           let at = 0;
           while (at < viewPicker.options.length && viewPicker.options[at].dataset.fetch !== undefined) at++;
           viewPicker.add(o, at);
+          if (basePicker && p.diff) {
+            const b = document.createElement('option');
+            b.value = p.name;
+            b.textContent = p.name;
+            // Newest first: after "<none>".
+            basePicker.add(b, Math.min(1, basePicker.options.length));
+          }
         }
         if (fresh.length > 0) {
           const url = new URL(window.location.href);
           url.searchParams.set('view', fresh[0].name);
-          say((fresh.length === 1 ? 'New profile: ' : fresh.length + ' new profiles, the newest: ') + fresh[0].name + '.',
+          say(lead + (fresh.length === 1 ? 'New profile: ' : fresh.length + ' new profiles, the newest: ') + fresh[0].name + '.',
               { href: url.toString(), text: 'Show it' });
         }
       })
