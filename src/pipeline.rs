@@ -143,6 +143,7 @@ impl Options {
             exclude: self.exclude.clone(),
             routines: self.routines.clone(),
             routines_by_short_name: false,
+            max_routines: None,
             pprof_quirks: self.pprof_quirks,
             full_names: self.full_names,
             tools: self.tools.clone(),

@@ -21,7 +21,7 @@ use crate::report::{
     raw, stacks, text, traces,
 };
 use crate::session::{Loaded, Session, UNKNOWN_BINARY, Value, file_name, io_err};
-use crate::symbolize::local::Local;
+use crate::symbolize::local::{ListedRoutine, Local};
 use crate::trend::{self, Trend};
 use crate::units::Measure;
 
@@ -108,6 +108,10 @@ pub struct View {
     /// `routines` also matches a routine's short name (the web UI's source and disasm
     /// pages, whose links come from report names); pprof's `--list` matches full names.
     pub routines_by_short_name: bool,
+    /// At most this many routines in `--list` and `--disasm` (the web UI's pages): those
+    /// with the largest cumulative values, in the listing's order; a note starting with
+    /// [`LISTING_CUT`] says how many were left out.
+    pub max_routines: Option<usize>,
     /// `--pprof_quirks`: reproduce google-pprof's known mistakes.
     pub pprof_quirks: bool,
     /// `--full_names`: `--flame` draws full function names rather than short ones.
@@ -515,6 +519,27 @@ impl View {
                     None => Vec::new(),
                 };
                 listed_any |= !routines.is_empty();
+                let routines = match self.max_routines {
+                    // (A listing cut skips the routines it could not list.)
+                    Some(max) if routines.len() > max && !disasm => {
+                        routines.into_iter().filter(list::listable).collect()
+                    }
+                    _ => routines,
+                };
+                let routines = match self.max_routines {
+                    Some(max) if routines.len() > max => {
+                        let n = routines.len();
+                        let kept = largest_routines(routines, &with_value, &values, max);
+                        msgs.extend_from_slice(
+                            format!(
+                                "{LISTING_CUT} {max} of the {n} routines matching, those with the largest cumulative values\n"
+                            )
+                            .as_bytes(),
+                        );
+                        kept
+                    }
+                    _ => routines,
+                };
                 if disasm {
                     let objdump = disasm::objdump_path(self.tools.as_deref())?;
                     disasm::write(
@@ -1978,4 +2003,39 @@ pub fn stacks_of(samples: &[profile::Sample], index: usize) -> Stacks {
         s.add_ref(&x.stack, x.values.get(index).copied().unwrap_or(0.0));
     }
     s
+}
+
+/// How a listing cut by [`View::max_routines`] starts its note.
+pub const LISTING_CUT: &str = "Note: listed";
+
+/// The `max` of `routines` with the largest cumulative values (ties: the listing's order),
+/// in the listing's order. `with_value`: the addresses with a value, sorted.
+fn largest_routines(
+    routines: Vec<ListedRoutine>,
+    with_value: &[u64],
+    values: &list::AddressValues,
+    max: usize,
+) -> Vec<ListedRoutine> {
+    let cum = |r: &ListedRoutine| -> f64 {
+        let (lo, hi) = (
+            r.vmas.0.wrapping_add(r.delta),
+            r.vmas.1.wrapping_add(r.delta),
+        );
+        let from = with_value.partition_point(|&a| a < lo);
+        with_value[from..]
+            .iter()
+            .take_while(|&&a| a < hi)
+            .map(|a| values.cum.get(a).copied().unwrap_or(0.0).abs())
+            .sum()
+    };
+    let mut order: Vec<(f64, usize)> = routines.iter().map(cum).zip(0..).collect();
+    order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut keep: Vec<usize> = order.into_iter().take(max).map(|(_, i)| i).collect();
+    keep.sort_unstable();
+    let mut keep = keep.into_iter().peekable();
+    routines
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, r)| (keep.next_if_eq(&i).is_some()).then_some(r))
+        .collect()
 }

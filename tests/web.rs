@@ -999,6 +999,58 @@ fn the_command_lines_base_among_the_profiles_holds_and_stays_in_links() {
     assert!(page.contains("id=\"tab-top\" href=\"/ui/top\""), "{page}");
 }
 
+/// The `ROUTINE` lines of a listing (the command line's or a page's), each with its values
+/// line.
+fn routine_heads(text: &str) -> Vec<String> {
+    let text = text
+        .replace("id=\"listing\">", "\n")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">");
+    let lines: Vec<&str> = text.lines().collect();
+    lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.starts_with("ROUTINE "))
+        .map(|(i, l)| format!("{l}\n{}", lines.get(i + 1).unwrap_or(&"")))
+        .collect()
+}
+
+#[test]
+fn a_listing_of_many_routines_is_cut_to_the_largest() {
+    let (s, dir) = heap_server();
+    let (_, all, _) = cli(&dir, &["--list=.", "theap", H3]);
+    let all = routine_heads(&String::from_utf8_lossy(&all));
+    assert!(all.len() > 10, "{all:?}");
+    // Cut to three: the routines with the largest cumulative values, in the listing's order.
+    let page = get(&format!("{}/ui/source?view={H3}&f=.&rows=3", s.url)).text();
+    assert!(
+        page.contains(&format!(
+            "<p class=\"cut\" id=\"cut\">Listed 3 of the {} routines matching, those with the largest cumulative values.",
+            all.len()
+        )),
+        "{page}"
+    );
+    let shown = routine_heads(&page);
+    let want: Vec<&String> = all
+        .iter()
+        .filter(|h| h.contains("main in") || h.contains("one_round in") || h.contains("0.9    0.9"))
+        .collect();
+    assert_eq!(shown.iter().collect::<Vec<_>>(), want);
+    assert!(page.contains("rows=all\">List them all</a>"));
+    // All of them when asked, and by default when there are few.
+    for q in ["&rows=all", ""] {
+        let page = get(&format!("{}/ui/source?view={H3}&f=.{q}", s.url)).text();
+        assert!(!page.contains("id=\"cut\""), "{q}");
+        assert_eq!(routine_heads(&page), all, "{q}");
+    }
+    // The disassembly page is cut alike.
+    if common::have("objdump") {
+        let page = get(&format!("{}/ui/disasm?view={H3}&f=.&rows=3", s.url)).text();
+        assert!(page.contains("<p class=\"cut\" id=\"cut\">Listed 3 of the "));
+        assert_eq!(routine_heads(&page).len(), 3, "{page}");
+    }
+}
+
 #[test]
 fn the_newest_profile_is_the_default_view() {
     let t = scratch("newest");

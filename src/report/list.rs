@@ -92,6 +92,15 @@ impl Sources {
     }
 }
 
+/// Whether [`write`] can list `r`: it has a source place, in a file that is there (one it
+/// then cannot read is still skipped, with the reason).
+pub fn listable(r: &ListedRoutine) -> bool {
+    r.runs
+        .iter()
+        .find(|e| e.line >= 0)
+        .is_some_and(|e| std::path::Path::new(&e.file).is_file())
+}
+
 /// Writes the listing of each routine; problems (no file name, unreadable source) go to
 /// `err` as pprof prints them, and the routine is skipped. `cuts`, one per routine when
 /// given: the address from which its samples are not counted (`--pprof_quirks`, see

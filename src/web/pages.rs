@@ -540,6 +540,24 @@ fn listing(ui: &Ui, sel: &Selected, page: &str, mode: Mode, what: &str) -> Respo
         Ok((out, msgs)) => {
             let text = String::from_utf8_lossy(&out);
             let f = esc(sel.q.get("f").unwrap_or(""));
+            // A listing cut to the routines with the largest values says so above it.
+            let mut cut = String::new();
+            let msgs: String = msgs
+                .lines()
+                .filter(|l| {
+                    let Some(rest) = l.strip_prefix(crate::view::LISTING_CUT) else {
+                        return true;
+                    };
+                    let _ = write!(
+                        cut,
+                        "<p class=\"cut\" id=\"cut\">Listed{}. <a id=\"all-rows\" href=\"{}\">List them all</a> (it takes a while over that many), or narrow the Function expression.</p>",
+                        esc(rest),
+                        esc(&url(page, &sel.q.with("rows", "all"))),
+                    );
+                    false
+                })
+                .map(|l| format!("{l}\n"))
+                .collect();
             let b = if text.trim().is_empty() && !msgs.trim().is_empty() {
                 // Why there is nothing (a source file not found, no routine in the symbol
                 // table): said here, not only among the page's messages.
@@ -556,7 +574,10 @@ fn listing(ui: &Ui, sel: &Selected, page: &str, mode: Mode, what: &str) -> Respo
                     &format!("No function matching <code>{f}</code> has a value in this profile."),
                 )
             } else {
-                format!("<pre class=\"listing\" id=\"listing\">{}</pre>", esc(&text))
+                format!(
+                    "{cut}<pre class=\"listing\" id=\"listing\">{}</pre>",
+                    esc(&text)
+                )
             };
             html(ui, sel, page, &msgs, &b, &[])
         }
