@@ -1499,6 +1499,14 @@ fn requests_that_are_too_big_or_not_ours_are_refused() {
     let a = raw(&s, rebinding.as_bytes());
     assert!(a.starts_with("HTTP/1.1 403 "), "{a}");
     assert!(raw(&s, b"NOT HTTP AT ALL\r\n\r\n").starts_with("HTTP/1.1 400 "));
+    // One Host header: two could name two hosts (the second another); HTTP/1.1 needs one.
+    let two = "GET /ui/text HTTP/1.1\r\nHost: localhost\r\nHost: attacker.example\r\n\r\n";
+    let a = raw(&s, two.as_bytes());
+    assert!(a.starts_with("HTTP/1.1 400 "), "{a}");
+    let none = raw(&s, b"GET /ui/text HTTP/1.1\r\n\r\n");
+    assert!(none.starts_with("HTTP/1.1 400 "), "{none}");
+    let old = format!("GET /ui/text?view={H3} HTTP/1.0\r\n\r\n");
+    assert!(raw(&s, old.as_bytes()).starts_with("HTTP/1.1 200 "));
     let ok = format!("GET /ui/text?view={H3} HTTP/1.1\r\nHost: localhost\r\n\r\n");
     assert!(raw(&s, ok.as_bytes()).starts_with("HTTP/1.1 200 "));
     assert_eq!(post(&format!("{}/ui/text", s.url)).status, 405);

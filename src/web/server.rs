@@ -295,6 +295,12 @@ fn read_request(
         };
         hs.push((h.name.to_ascii_lowercase(), v.trim().to_string()));
     }
+    // RFC 9112 3.2: an HTTP/1.1 request names its host once; any request at most once (two
+    // could name two hosts to the access check and to a proxy).
+    let hosts = hs.iter().filter(|(n, _)| n == "host").count();
+    if hosts > 1 || (hosts == 0 && parsed.version == Some(1)) {
+        return Err(Some((400, "a request names its host in one Host header")));
+    }
     let mut req = Request {
         method,
         path,
