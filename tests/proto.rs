@@ -424,4 +424,18 @@ fn options_it_cannot_apply_are_refused() {
         "{err}"
     );
     assert!(!err.contains("Warning"), "refused after the work: {err}");
+    // The shell names the option and the command as they are typed there.
+    let commands = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("proto-refused.in");
+    std::fs::write(&commands, "hide=tdata\nproto\n").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rpprof"))
+        .args(["--interactive", "./theap", "theap.hprof.0003.heap"])
+        .current_dir(&dir)
+        .stdin(std::fs::File::open(&commands).unwrap())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("rpprof: hide= cannot be used with proto, which writes"),
+        "{err}"
+    );
 }

@@ -201,6 +201,13 @@ impl Shell {
                             .filter(|m| m.starts_with(&format!("{w}:")))
                     })
                     .unwrap_or(&msg);
+                // (`--hide cannot be used with --proto`: the option and command typed here.)
+                let msg = match msg.split_once(" cannot be used with --proto, ") {
+                    Some((opt, why)) if opt.starts_with("--") => {
+                        format!("{}= cannot be used with proto, {why}", &opt[2..])
+                    }
+                    _ => msg.to_string(),
+                };
                 let _ = writeln!(err, "rpprof: {msg}");
                 self.failed += 1;
                 Ok(true)
