@@ -279,7 +279,17 @@ pub fn run_with_input(
         && !said_why_empty
         && !chose_threads
     {
-        let why = if opts.base.is_some() {
+        let old_format = session.profiles.iter().any(|l| {
+            l.profile
+                .notes
+                .iter()
+                .any(|n| n == crate::profile::OLD_FORMAT_NOTE)
+        });
+        let why = if opts.contention_value == crate::session::ContentionValue::Contentions
+            && old_format
+        {
+            "an old-format contention profile (--- Stacks:) records delays only, no counts: --contentions has nothing to show (without it, the report shows the delays)"
+        } else if opts.base.is_some() {
             "the profile less its base is 0 everywhere (the same profile, or one that did not change)"
         } else {
             "the profile's values are 0 everywhere"

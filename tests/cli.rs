@@ -652,4 +652,30 @@ fn an_empty_report_says_why() {
     assert_eq!(code, 0, "{err}");
     assert!(out.starts_with("Total: "), "{out}");
     assert!(!err.contains("report is empty"), "{err}");
+    // An old-format contention profile has delays and no counts: --contentions is empty
+    // because of the format (pprof counts each delay's cycles as contentions).
+    let c = common::link_case("t-contention");
+    let text = std::fs::read_to_string(c.join("tcont.contention")).unwrap();
+    let old: String = text
+        .lines()
+        .map(|l| match l.split_once(" @ ") {
+            Some((nums, stack)) => {
+                format!("{} @ {stack}\n", nums.split(' ').next().unwrap_or(""))
+            }
+            None if l == "--- contention" => "--- Stacks:\n".to_string(),
+            None => format!("{l}\n"),
+        })
+        .collect();
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("old.contention");
+    std::fs::write(&path, old).unwrap();
+    let p = path.to_str().unwrap();
+    let (code, out, err) = run(&c, &["--text", "--contentions", "./tcont", p]);
+    assert_eq!((code, out.as_str()), (0, ""), "{err}");
+    assert!(
+        err.ends_with("Warning: the report is empty: an old-format contention profile (--- Stacks:) records delays only, no counts: --contentions has nothing to show (without it, the report shows the delays)\n"),
+        "{err}"
+    );
+    let (code, out, err) = run(&c, &["--text", "./tcont", p]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("Total: "), "{out}");
 }

@@ -22,6 +22,9 @@ use super::lines::{self, Lines};
 use super::{CONTENTION_TYPES, Format, Header, Kind, Profile, Sample, maps};
 use crate::error::{Error, Location, Result};
 
+/// pprof's note on an old-format profile (`--- Stacks:`), among a profile's notes.
+pub const OLD_FORMAT_NOTE: &str = "Old format contention profile: mistakenly reports condition variable signals as lock contentions.";
+
 /// Reads a contention profile whose header line is `header`; `old` for `--- Stacks:`.
 pub fn parse(
     lines: &mut Lines<'_>,
@@ -39,10 +42,7 @@ pub fn parse(
     super::heap::refuse_cr_only("contention", header, path)?;
     super::heap::header_cut(&mut p, path, header);
     if old {
-        p.notes.push(
-            "Old format contention profile: mistakenly reports condition variable signals as lock contentions."
-                .to_string(),
-        );
+        p.notes.push(OLD_FORMAT_NOTE.to_string());
     }
     let mut cycles_per_ns = 2.8f64;
     let mut seen_clock = false;

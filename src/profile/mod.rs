@@ -25,6 +25,7 @@ use std::fmt;
 use std::path::Path;
 
 use crate::error::{Error, Location, Result};
+pub use contention::OLD_FORMAT_NOTE;
 pub use maps::Mapping;
 
 /// What a profile measures.
