@@ -79,6 +79,8 @@ pub struct Request {
     pub by_lines: bool,
     /// `>file` (empty: a `>` with no file name after it).
     pub output: Option<String>,
+    /// The files of the `>` after the first, when there are several.
+    pub more_outputs: Vec<String>,
 }
 
 /// Every command, for help and completion: name, arguments, what it does.
@@ -366,11 +368,15 @@ pub fn parse(line: &str, sample_types: &[&str]) -> Line {
         let w = rest[i];
         i += 1;
         if let Some(f) = w.strip_prefix('>') {
-            if f.is_empty() {
-                r.output = Some(rest.get(i).map(|s| s.to_string()).unwrap_or_default());
+            let file = if f.is_empty() {
                 i += 1;
+                rest.get(i - 1).map(|s| s.to_string()).unwrap_or_default()
             } else {
-                r.output = Some(f.to_string());
+                f.to_string()
+            };
+            match r.output {
+                None => r.output = Some(file),
+                Some(_) => r.more_outputs.push(file),
             }
             continue;
         }
@@ -533,6 +539,12 @@ mod tests {
             (Some(25), Some("/tmp/out.txt"))
         );
         assert_eq!(report("top >").output.as_deref(), Some(""));
+        // Two files: both kept, for the shell to refuse (a shell would write the last).
+        let r = report("top >a > b");
+        assert_eq!(
+            (r.output.as_deref(), r.more_outputs),
+            (Some("a"), vec!["b".to_string()])
+        );
         let r = report("dot > g.dot main");
         assert_eq!(r.verb, Some(Verb::Mode(Mode::Dot)));
         assert_eq!(

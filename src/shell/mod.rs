@@ -442,6 +442,12 @@ impl Shell {
                 verb_name(verb)
             )));
         }
+        if let (Some(first), Some(second)) = (&r.output, r.more_outputs.first()) {
+            return Err(Error::usage(format!(
+                "{}: one '>' at most (>{first} and >{second})",
+                verb_name(verb)
+            )));
+        }
         if r.output.as_deref() == Some("") {
             return Err(Error::usage(format!(
                 "{}: '>' needs the name of a file to write the report to",
