@@ -109,7 +109,7 @@ pub struct View {
     /// pages, whose links come from report names); pprof's `--list` matches full names.
     pub routines_by_short_name: bool,
     /// At most this many routines in `--list` and `--disasm` (the web UI's pages): those
-    /// with the largest cumulative values, in the listing's order; a note starting with
+    /// with the largest cumulative values (in magnitude), in the listing's order; a note starting with
     /// [`LISTING_CUT`] says how many were left out.
     pub max_routines: Option<usize>,
     /// `--pprof_quirks`: reproduce google-pprof's known mistakes.
@@ -519,9 +519,14 @@ impl View {
                     None => Vec::new(),
                 };
                 listed_any |= !routines.is_empty();
+                // A source listing cut skips the routines it could not list (one not cut
+                // lists them all, with the reasons).
                 let routines = match self.max_routines {
-                    // (A listing cut skips the routines it could not list.)
-                    Some(max) if routines.len() > max && !disasm => {
+                    Some(max)
+                        if !disasm
+                            && routines.len() > max
+                            && routines.iter().filter(|r| list::listable(r)).count() > max =>
+                    {
                         routines.into_iter().filter(list::listable).collect()
                     }
                     _ => routines,
@@ -2008,7 +2013,8 @@ pub fn stacks_of(samples: &[profile::Sample], index: usize) -> Stacks {
 /// How a listing cut by [`View::max_routines`] starts its note.
 pub const LISTING_CUT: &str = "Note: listed";
 
-/// The `max` of `routines` with the largest cumulative values (ties: the listing's order),
+/// The `max` of `routines` with the largest cumulative values, in magnitude (a profile less
+/// its base: what grew most and what shrank most; ties: the listing's order),
 /// in the listing's order. `with_value`: the addresses with a value, sorted.
 fn largest_routines(
     routines: Vec<ListedRoutine>,
@@ -2025,8 +2031,9 @@ fn largest_routines(
         with_value[from..]
             .iter()
             .take_while(|&&a| a < hi)
-            .map(|a| values.cum.get(a).copied().unwrap_or(0.0).abs())
-            .sum()
+            .map(|a| values.cum.get(a).copied().unwrap_or(0.0))
+            .sum::<f64>()
+            .abs()
     };
     let mut order: Vec<(f64, usize)> = routines.iter().map(cum).zip(0..).collect();
     order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));

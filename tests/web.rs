@@ -728,7 +728,8 @@ fn flame_graph_data_follows_the_parameters() {
 }
 
 /// A page (`path`) whose `view=` or `base=` names no profile kept: status 404, the page of
-/// the newest profile, `newest`, and a notice saying `says` and what is shown instead.
+/// `newest` (the newest profile for a missing view, else the view without its base), and a
+/// notice saying `says` and what is shown instead.
 fn missing_profile_page(s: &web::WebServer, path: &str, says: &str, newest: &str) {
     let a = get(&format!("{}{path}", s.url));
     assert_eq!(a.status, 404, "{path}: {}", a.text());
@@ -742,10 +743,12 @@ fn missing_profile_page(s: &web::WebServer, path: &str, says: &str, newest: &str
         notice.contains(says),
         "{path}: {notice:?} should say {says:?}"
     );
-    assert!(
-        notice.ends_with(&format!("Showing the newest, {newest}.")),
-        "{path}: {notice:?}"
-    );
+    let instead = if path.contains("view=") {
+        format!("Showing the newest, {newest}.")
+    } else {
+        format!("Showing {newest} without it.")
+    };
+    assert!(notice.ends_with(&instead), "{path}: {notice:?}");
     assert!(
         t.contains(&format!("<b>{newest}</b>")),
         "{path}: the page shows {newest}"
@@ -1022,7 +1025,7 @@ fn a_listing_of_many_routines_is_cut_to_the_largest() {
     let all = routine_heads(&String::from_utf8_lossy(&all));
     assert!(all.len() > 10, "{all:?}");
     // Cut to three: the routines with the largest cumulative values, in the listing's order.
-    let page = get(&format!("{}/ui/source?view={H3}&f=.&rows=3", s.url)).text();
+    let page = get(&format!("{}/ui/source?view={H3}&f=.&routines=3", s.url)).text();
     assert!(
         page.contains(&format!(
             "<p class=\"cut\" id=\"cut\">Listed 3 of the {} routines matching, those with the largest cumulative values.",
@@ -1036,16 +1039,20 @@ fn a_listing_of_many_routines_is_cut_to_the_largest() {
         .filter(|h| h.contains("main in") || h.contains("one_round in") || h.contains("0.9    0.9"))
         .collect();
     assert_eq!(shown.iter().collect::<Vec<_>>(), want);
-    assert!(page.contains("rows=all\">List them all</a>"));
+    assert!(page.contains("routines=all\">List them all</a>"));
+    // (Its own parameter: the top page's rows are another matter.)
+    assert!(page.contains(
+        "id=\"tab-top\" href=\"/ui/top?view=theap.hprof.0003.heap&amp;f=.&amp;routines=3\""
+    ));
     // All of them when asked, and by default when there are few.
-    for q in ["&rows=all", ""] {
+    for q in ["&routines=all", "&rows=2", ""] {
         let page = get(&format!("{}/ui/source?view={H3}&f=.{q}", s.url)).text();
         assert!(!page.contains("id=\"cut\""), "{q}");
         assert_eq!(routine_heads(&page), all, "{q}");
     }
     // The disassembly page is cut alike.
     if common::have("objdump") {
-        let page = get(&format!("{}/ui/disasm?view={H3}&f=.&rows=3", s.url)).text();
+        let page = get(&format!("{}/ui/disasm?view={H3}&f=.&routines=3", s.url)).text();
         assert!(page.contains("<p class=\"cut\" id=\"cut\">Listed 3 of the "));
         assert_eq!(routine_heads(&page).len(), 3, "{page}");
     }
@@ -1346,6 +1353,18 @@ fn a_quoted_glob_is_watched_and_the_oldest_dumps_let_go() {
         "view=heap_live.0001.heap: not among the profiles kept",
         "heap_live.0003.heap",
     );
+    // A base let go: the view stays, without it.
+    let a = get(&format!(
+        "{}/ui/top?view=heap_live.0002.heap&base=heap_live.0001.heap",
+        s.url
+    ));
+    assert_eq!(a.status, 404);
+    assert!(
+        a.text().contains("base=heap_live.0001.heap: not among the profiles kept (--max_profiles_kept=2 keeps the newest; 1 let go). Showing heap_live.0002.heap without it."),
+        "{}",
+        a.text()
+    );
+    assert!(a.text().contains("<b>heap_live.0002.heap</b>"));
     // A page's Diff picker takes a new dump when the server says it can be the base.
     let h: serde_json::Value = serde_json::from_slice(
         &get(&format!("{}/ui/history?view=heap_live.0003.heap", s.url)).body,

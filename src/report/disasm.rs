@@ -36,20 +36,25 @@ pub struct Instruction {
 /// lines (`file:line`) and instruction lines (`  addr:\ttext`); everything else is skipped.
 pub fn parse_objdump(text: &str) -> Vec<Instruction> {
     parse_objdump_placed(text)
+        .0
         .into_iter()
         .map(|(i, _)| i)
         .collect()
 }
 
 /// [`parse_objdump`], each instruction with whether a place line came right before it
-/// (after the instruction before it).
-fn parse_objdump_placed(text: &str) -> Vec<(Instruction, bool)> {
+/// (after the instruction before it); and the addresses of the symbols objdump started
+/// decoding at (its `0000000000001129 <f>:` lines), in order.
+fn parse_objdump_placed(text: &str) -> (Vec<(Instruction, bool)>, Vec<u64>) {
     let mut out = Vec::new();
+    let mut symbols = Vec::new();
     let (mut file, mut line) = (String::new(), -1i64);
     let mut placed = false;
     for l in text.lines() {
         let l = l.trim_end_matches('\r');
-        if let Some((f, n)) = place_line(l) {
+        if let Some(a) = symbol_line(l) {
+            symbols.push(a);
+        } else if let Some((f, n)) = place_line(l) {
             file = f.to_string();
             line = n;
             placed = true;
@@ -66,7 +71,16 @@ fn parse_objdump_placed(text: &str) -> Vec<(Instruction, bool)> {
             placed = false;
         }
     }
-    out
+    (out, symbols)
+}
+
+/// objdump's line starting a symbol's instructions, `0000000000001129 <f>:`: its address.
+fn symbol_line(l: &str) -> Option<u64> {
+    let (hex, rest) = l.split_once(" <")?;
+    if !rest.ends_with(">:") || hex.is_empty() || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u64::from_str_radix(hex, 16).ok()
 }
 
 /// Routines (indexes into a list) with their instructions.
@@ -77,14 +91,23 @@ type Disassembled = Vec<(usize, Vec<Instruction>)>;
 /// bytes between two routines cost about 2 µs each).
 const GROUP_GAP: u64 = 64 << 10;
 
+/// The most bytes one run of objdump covers for a group: its output (about 14 bytes a
+/// byte of code) is held whole, and groups are spread over the cores.
+const GROUP_SPAN: u64 = 1 << 20;
+
+/// The most runs of objdump at once (each holds the file's line tables).
+const MAX_RUNS_AT_ONCE: usize = 8;
+
 /// The instructions of each of `routines`, as objdump run on that routine alone gives them
 /// (pprof runs it once per routine). Neighbouring routines of a file are disassembled
 /// together and their instructions split off by address. A routine's instructions are
-/// those of its own run when a place line comes right before its first address: objdump
-/// then prints, from there on, what it prints for the routine alone (its state past a
-/// printed place is the same). Otherwise (no line table for its first bytes, a place with
-/// a discriminator, which pprof does not read as a place, its start inside an instruction)
-/// the routine is run alone. The runs go on every core. Also says how many runs it made.
+/// taken from the shared run when a place line comes right before its first address
+/// (objdump's line state from there on is what it is for the routine alone) and objdump
+/// began a symbol at its end (it stopped decoding there, as it does for the routine alone);
+/// see [`disassemble_group`]. Otherwise (no line table for its first bytes, a place with a
+/// discriminator, which pprof does not read as a place, its start inside an instruction,
+/// its end at no symbol) the routine is run alone. The runs go on every core. Also says
+/// how many runs it made.
 fn disassemble_all(
     program: &Path,
     routines: &[ListedRoutine],
@@ -103,7 +126,8 @@ fn disassemble_all(
             Some(g)
                 if routines[g[0]].file == r.file
                     && r.vmas.0 >= end
-                    && r.vmas.0 - end <= GROUP_GAP =>
+                    && r.vmas.0 - end <= GROUP_GAP
+                    && r.vmas.1.saturating_sub(routines[g[0]].vmas.0) <= GROUP_SPAN =>
             {
                 g.push(i);
                 end = end.max(r.vmas.1);
@@ -119,6 +143,7 @@ fn disassemble_all(
     let runs = std::sync::atomic::AtomicUsize::new(0);
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
+        .min(MAX_RUNS_AT_ONCE)
         .min(groups.len())
         .max(1);
     let results: Vec<Result<Disassembled>> = std::thread::scope(|sc| {
@@ -174,16 +199,23 @@ fn disassemble_group(
     let mut runs = 1;
     let lo = g.iter().map(|&i| routines[i].vmas.0).min().unwrap_or(0);
     let hi = g.iter().map(|&i| routines[i].vmas.1).max().unwrap_or(0);
-    let all = parse_objdump_placed(&objdump_range(program, &routines[g[0]].file, (lo, hi))?);
+    let (all, symbols) =
+        parse_objdump_placed(&objdump_range(program, &routines[g[0]].file, (lo, hi))?);
     let mut out = Vec::with_capacity(g.len());
     for &i in g {
         let (start, stop) = routines[i].vmas;
         let from = all.partition_point(|(x, _)| x.vma < start);
         let to = all.partition_point(|(x, _)| x.vma < stop);
         let first = all.get(from).filter(|_| from < to);
-        // The group's first routine was run as it would be alone.
-        let same = start == lo || first.is_some_and(|(x, placed)| x.vma == start && *placed);
-        if same {
+        // Its start: the group's (the run began there, as alone), or one with a place
+        // printed right before it. Its end: the group's (the run stopped there, as alone),
+        // or a symbol objdump began decoding at (it stopped decoding the one before there,
+        // as the routine alone stops at its end: its last instruction and its zeros skipped
+        // as `...` are the same; past a routine's end that is no symbol, such as a routine
+        // named from a separate debug file or cut at its longest, objdump decodes on).
+        let starts = start == lo || first.is_some_and(|(x, placed)| x.vma == start && *placed);
+        let ends = stop == hi || symbols.binary_search(&stop).is_ok();
+        if starts && ends {
             out.push((i, all[from..to].iter().map(|(x, _)| x.clone()).collect()));
         } else {
             out.push(alone(i)?);
@@ -566,14 +598,18 @@ mod tests {
                 .collect();
             funcs.sort();
             funcs.dedup_by_key(|f| f.0);
-            funcs.truncate(150);
+            funcs.truncate(151);
+            // Each routine ends where the next begins, as nm's list ends them (its padding
+            // is its own); the last one at its size.
             let routines: Vec<ListedRoutine> = funcs
                 .iter()
-                .map(|(lo, hi, name)| ListedRoutine {
+                .zip(funcs.iter().skip(1).map(Some).chain([None]))
+                .take(150)
+                .map(|((lo, hi, name), next)| ListedRoutine {
                     short: name.as_str().into(),
                     runs: Vec::new(),
                     file: file.clone(),
-                    vmas: (*lo, *hi),
+                    vmas: (*lo, next.map_or(*hi, |n| n.0)),
                     delta: 0,
                 })
                 .collect();
@@ -594,6 +630,54 @@ mod tests {
                 assert!(!alone.is_empty(), "{}: {}", file.display(), r.short);
                 assert_eq!(got, &alone, "{}: {}", file.display(), r.short);
             }
+        }
+    }
+
+    /// A routine whose end is no symbol objdump knows (a stripped file's routine named from
+    /// its separate debug file) is run alone: in a shared run objdump decodes on past its
+    /// end (here an instruction straddling it). One whose end is a symbol is split off.
+    #[test]
+    fn a_routine_ending_at_no_symbol_is_run_alone() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/fake-objdump");
+        std::fs::create_dir_all(&dir).unwrap();
+        let routine = |lo: u64, hi: u64| ListedRoutine {
+            short: "r".into(),
+            runs: Vec::new(),
+            file: dir.join("prog"),
+            vmas: (lo, hi),
+            delta: 0,
+        };
+        let routines = [routine(0x1000, 0x1010), routine(0x1010, 0x1020)];
+        for (symbol_at_end, runs) in [(false, 2), (true, 1)] {
+            // The shared run (0x1000-0x1020), and each routine alone.
+            let b_header = if symbol_at_end {
+                "0000000000001010 <B>:\\n"
+            } else {
+                ""
+            };
+            let fake = dir.join(format!("objdump-{symbol_at_end}"));
+            std::fs::write(
+                &fake,
+                format!(
+                    "#!/bin/sh\ncase \"$5 $6\" in\n\
+                     *0x1000*0x1020) printf '0000000000001000 <A>:\\n/s/a.c:1\\n    1000:\\tpush   %%rbp\\n/s/a.c:2\\n    100e:\\t{}\\n{b_header}/s/b.c:5\\n    1010:\\tret\\n' ;;\n\
+                     *0x1000*0x1010) printf '0000000000001000 <A>:\\n/s/a.c:1\\n    1000:\\tpush   %%rbp\\n/s/a.c:2\\n    100e:\\trex.W\\n' ;;\n\
+                     *0x1010*0x1020) printf '/s/b.c:5\\n    1010:\\tret\\n' ;;\n\
+                     esac\n",
+                    if symbol_at_end { "rex.W" } else { "lea    0x0(,%%rdi,8),%%rax" }
+                ),
+            )
+            .unwrap();
+            std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+            let (got, n) = disassemble_all(&fake, &routines).unwrap();
+            assert_eq!(n, runs, "symbol at the end: {symbol_at_end}");
+            for (r, got) in routines.iter().zip(&got) {
+                let alone = parse_objdump(&objdump_run(&fake, r));
+                assert!(!alone.is_empty());
+                assert_eq!(got, &alone, "symbol at the end: {symbol_at_end}");
+            }
+            assert_eq!(got[0][1].text, "rex.W");
         }
     }
 

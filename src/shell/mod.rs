@@ -201,11 +201,17 @@ impl Shell {
                             .filter(|m| m.starts_with(&format!("{w}:")))
                     })
                     .unwrap_or(&msg);
-                // (`--hide cannot be used with --proto`: the option and command typed here.)
+                // (`--hide cannot be used with --proto`: the option and command typed here;
+                // an option the shell has not, such as --retain, came from the command line.)
                 let msg = match msg.split_once(" cannot be used with --proto, ") {
-                    Some((opt, why)) if opt.starts_with("--") => {
-                        format!("{}= cannot be used with proto, {why}", &opt[2..])
-                    }
+                    Some((opt, why)) => match opt.strip_prefix("--") {
+                        Some(o) if OPTIONS.iter().any(|x| x.0 == o) => {
+                            format!("{o}= cannot be used with proto, {why}")
+                        }
+                        _ => format!(
+                            "{opt} (given on the command line) cannot be used with proto, {why}"
+                        ),
+                    },
                     _ => msg.to_string(),
                 };
                 let _ = writeln!(err, "rpprof: {msg}");

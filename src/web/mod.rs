@@ -10,7 +10,7 @@
 //! | `flamegraph` (default) | the stacks, drawn in the browser (`assets/flame.js`) |
 //! | `top` | the `--text` table, sortable; its first [`TOP_ROWS`] rows unless `rows=` says otherwise |
 //! | `graph` | the `--svg` call graph (Graphviz), pan and zoom |
-//! | `source`, `disasm`, `peek` | `--list`, `--disasm`, `--peek` of `f=<regexp>`; the first two cut to [`LISTED_ROUTINES`] routines unless `rows=` says otherwise |
+//! | `source`, `disasm`, `peek` | `--list`, `--disasm`, `--peek` of `f=<regexp>`; the first two cut to [`LISTED_ROUTINES`] routines unless `routines=` says otherwise |
 //! | `trend` | `--trend` over the history's profiles of the viewed kind: chart and table, each row a link to the diff of the last against the first |
 //! | `text`, `collapsed`, `dot`, `svg`, `raw`, `proto`, `traces` | the command line's bytes |
 //! | `stacks` | the flame graph's data (JSON) |
@@ -47,7 +47,7 @@ pub const MAX_PROFILES_KEPT: usize = 32;
 /// a quarter of a millisecond per row (the large program's CPU profile has 42,000: 10 s).
 pub const TOP_ROWS: usize = 1000;
 
-/// How many routines the source and disassembly pages list unless `rows=` says otherwise:
+/// How many routines the source and disassembly pages list unless `routines=` says otherwise:
 /// those with the largest cumulative values (a broad expression matches thousands, and
 /// the page would take minutes and tens of MB).
 pub const LISTED_ROUTINES: usize = 100;
@@ -515,9 +515,12 @@ impl Ui {
             // On the source, disasm and peek pages `f` names the routines (as in Go pprof).
             v.routines = re("f");
             v.routines_by_short_name = true;
-            v.max_routines = match q.get("rows") {
+            v.max_routines = match q.get("routines") {
                 None => Some(LISTED_ROUTINES),
-                Some(_) => rows,
+                Some("all") => None,
+                Some(n) => Some(n.parse().ok().filter(|&n: &usize| n > 0).ok_or_else(|| {
+                    Refusal::bad(format!("routines={n}: say a whole number or all"))
+                })?),
             };
         } else {
             v.focus = re("f").or(v.focus);

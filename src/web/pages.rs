@@ -313,7 +313,7 @@ fn header(ui: &Ui, sel: &Selected, page: &str, msgs: &str) -> String {
     field(&mut h, "h", "Hide", "drop the frames matching");
     field(&mut h, "s", "Show", "keep only the frames matching");
     // The other parameters ride along.
-    for k in ["sort", "n", "nf", "ef", "dropneg", "p", "rows"] {
+    for k in ["sort", "n", "nf", "ef", "dropneg", "p", "rows", "routines"] {
         let cum = (k == "sort" && sel.v.cum).then_some("cum");
         if let Some(v) = q.get(k).or(cum) {
             let _ = write!(
@@ -552,7 +552,7 @@ fn listing(ui: &Ui, sel: &Selected, page: &str, mode: Mode, what: &str) -> Respo
                         cut,
                         "<p class=\"cut\" id=\"cut\">Listed{}. <a id=\"all-rows\" href=\"{}\">List them all</a> (it takes a while over that many), or narrow the Function expression.</p>",
                         esc(rest),
-                        esc(&url(page, &sel.q.with("rows", "all"))),
+                        esc(&url(page, &sel.q.with("routines", "all"))),
                     );
                     false
                 })
@@ -650,8 +650,9 @@ fn refused_page(ui: &Ui, page: &str, req: &Request, routine_page: bool, r: &Refu
 }
 
 /// A page whose `view=` or `base=` names no profile of the history (a dump let go past
-/// `--max_profiles_kept`, an old bookmark): the page of the newest profile with the other
-/// parameters, and the reason; status 404. One line when even that page is refused.
+/// `--max_profiles_kept`, an old bookmark): the page without what is missing (the newest
+/// profile for a missing view), the other parameters kept, and the reason; status 404. One
+/// line when even the newest profile's page is refused.
 fn missing_profile_page(
     ui: &Ui,
     page: &str,
@@ -659,11 +660,20 @@ fn missing_profile_page(
     typed: Query,
     r: &Refusal,
 ) -> Response {
+    // Only what names a missing profile goes (and the value column with a missing view).
+    let snap = ui.history.current();
+    let missing = |k: &str| typed.get(k).is_some_and(|n| snap.find(n).is_none());
+    let (no_view, no_base) = (missing("view"), missing("base"));
     let rest = Query(
         typed
             .0
-            .into_iter()
-            .filter(|(k, _)| !matches!(k.as_str(), "view" | "base" | "si"))
+            .iter()
+            .filter(|(k, _)| match k.as_str() {
+                "view" | "si" => !no_view,
+                "base" => !no_base,
+                _ => true,
+            })
+            .cloned()
             .collect(),
     );
     let Ok(sel) = ui
@@ -672,12 +682,16 @@ fn missing_profile_page(
     else {
         return r.response();
     };
-    let Some(newest) = sel.snap.entries.get(sel.view) else {
+    let Some(shown) = sel.snap.entries.get(sel.view) else {
         return r.response();
     };
     // The address bar gets the URL of what is shown (ui.js), so that a reload shows it.
     let sel = Selected {
-        notice: Some(format!("{}. Showing the newest, {}.", r.1, newest.name)),
+        notice: Some(if no_view {
+            format!("{}. Showing the newest, {}.", r.1, shown.name)
+        } else {
+            format!("{}. Showing {} without it.", r.1, shown.name)
+        }),
         filled: true,
         ..sel
     };

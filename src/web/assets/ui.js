@@ -152,23 +152,29 @@
           window.location.assign(url.toString());
           return;
         }
-        // Oldest first, each put on top: the newest ends first.
-        for (const p of fresh.slice().reverse()) {
+        // Each new option goes where the history lists it (newest first, by modification
+        // time: a dump copied with its old time goes below newer ones), before the first
+        // option of a profile listed after it or let go (the oldest).
+        const rank = new Map(h.profiles.map((p, i) => [p.name, i]));
+        const rankOf = (name) => (rank.has(name) ? rank.get(name) : Infinity);
+        const place = (picker, o) => {
+          const mine = rankOf(o.value);
+          const before = Array.from(picker.options).find(
+            (x) => x.value && x.dataset.fetch === undefined && rankOf(x.value) > mine);
+          picker.add(o, before || null);
+        };
+        for (const p of fresh) {
           known.add(p.name);
           const o = document.createElement('option');
           o.value = p.name;
           o.textContent = p.name;
           o.dataset.kind = p.kind;
-          // Newest first: after the "<new profile>" choices.
-          let at = 0;
-          while (at < viewPicker.options.length && viewPicker.options[at].dataset.fetch !== undefined) at++;
-          viewPicker.add(o, at);
+          place(viewPicker, o);
           if (basePicker && p.diff) {
             const b = document.createElement('option');
             b.value = p.name;
             b.textContent = p.name;
-            // Newest first: after "<none>".
-            basePicker.add(b, Math.min(1, basePicker.options.length));
+            place(basePicker, b);
           }
         }
         if (fresh.length > 0) {
