@@ -199,8 +199,17 @@ fn disassemble_group(
     let mut runs = 1;
     let lo = g.iter().map(|&i| routines[i].vmas.0).min().unwrap_or(0);
     let hi = g.iter().map(|&i| routines[i].vmas.1).max().unwrap_or(0);
-    let (all, symbols) =
+    let (all, mut symbols) =
         parse_objdump_placed(&objdump_range(program, &routines[g[0]].file, (lo, hi))?);
+    symbols.sort_unstable();
+    // (Instructions out of address order, sections printed out of it: each run alone.)
+    if !all.windows(2).all(|w| w[0].0.vma < w[1].0.vma) {
+        let out = g
+            .iter()
+            .map(|&i| alone(i))
+            .collect::<Result<Disassembled>>()?;
+        return Ok((out, 1 + g.len()));
+    }
     let mut out = Vec::with_capacity(g.len());
     for &i in g {
         let (start, stop) = routines[i].vmas;
