@@ -522,12 +522,17 @@ impl View {
                 // A source listing cut skips the routines it could not list (one not cut
                 // lists them all, with the reasons).
                 let routines = match self.max_routines {
-                    Some(max)
-                        if !disasm
-                            && routines.len() > max
-                            && routines.iter().filter(|r| list::listable(r)).count() > max =>
-                    {
-                        routines.into_iter().filter(list::listable).collect()
+                    Some(max) if !disasm && routines.len() > max => {
+                        let ok: Vec<bool> = routines.iter().map(list::listable).collect();
+                        if ok.iter().filter(|&&b| b).count() > max {
+                            let mut ok = ok.into_iter();
+                            routines
+                                .into_iter()
+                                .filter(|_| ok.next().unwrap_or(false))
+                                .collect()
+                        } else {
+                            routines
+                        }
                     }
                     _ => routines,
                 };

@@ -546,6 +546,9 @@ fn read_source(path: &str) -> Option<Source> {
     Source::read(path).ok().filter(|s| !s.is_empty())
 }
 
+/// The tests run binutils' objdump on the repository's test programs (skipped without it)
+/// or a script standing in for it that they write; a file missing there is a broken
+/// checkout, which an `unwrap` reports.
 #[cfg(test)]
 mod tests {
     use super::*;
