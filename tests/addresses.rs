@@ -605,3 +605,85 @@ fn a_damaged_dwz_file_is_said() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Functions the linker discarded (`-ffunction-sections -Wl,--gc-sections`) keep their DWARF,
+/// their ranges and line sequences starting at address 0, and in a small PIE those cover
+/// the live code: binutils names `_start` after a discarded function and answers `hot`'s
+/// lines from a discarded function's sequence. Every address of every live function is
+/// answered with its own name (from the symbol table where it has no DWARF), and a live
+/// function's lines are its own, whether the DWARF is read whole or for the address alone;
+/// a unit discarded whole is not read for them.
+#[test]
+fn discarded_functions_do_not_cover_live_code() {
+    let source = std::fs::read_to_string(common::root().join("testdata/t-dwarf/gcsections.c"))
+        .expect("testdata/t-dwarf/gcsections.c");
+    // The lines of each function with DWARF: from its first line to its closing brace.
+    let lines_of = |name: &str| {
+        let at = |pred: &dyn Fn(&str) -> bool, from: usize| {
+            source
+                .lines()
+                .enumerate()
+                .skip(from)
+                .find(|(_, l)| pred(l))
+                .map(|(i, _)| i + 1)
+                .unwrap_or_else(|| panic!("{name} in gcsections.c"))
+        };
+        let first = at(&|l: &str| l.contains(&format!(" {name}(")), 0);
+        (first, at(&|l: &str| l.starts_with('}'), first))
+    };
+    for file in ["t-dwarf/gcsections-dwarf4", "t-dwarf/gcsections-dwarf5"] {
+        let elf = Elf::open(&common::root().join("testdata").join(file)).expect(file);
+        let mut checked = 0;
+        for sym in elf.symtab() {
+            let name = String::from_utf8_lossy(elf.sym_name(sym)).into_owned();
+            if sym.size == 0 || !["_start", "main", "hot"].contains(&name.as_str()) {
+                continue;
+            }
+            for vma in sym.value..sym.value + sym.size {
+                for only_asked in [false, true] {
+                    let got = alone(file, vma, false, only_asked);
+                    let what = format!("{file} 0x{vma:x} ({name}), only asked: {only_asked}");
+                    // (main has atol inlined into it)
+                    let (outer, inner) = got.split_last().expect("a frame");
+                    assert!(
+                        inner.iter().all(|f| f.0 == "atol" && name == "main"),
+                        "{what}: {got:?}"
+                    );
+                    assert_eq!(outer.0, name, "{what}");
+                    if name == "_start" {
+                        assert_eq!(outer.1, "??:?", "{what}");
+                        continue;
+                    }
+                    // (and rows of the inlined atol's code outside its inlined range)
+                    if name == "main" && outer.1.starts_with("/usr/include/stdlib.h:") {
+                        continue;
+                    }
+                    let (first, last) = lines_of(&name);
+                    let line = outer
+                        .1
+                        .strip_prefix("/tmp/rpprof-corpus/t-dwarf/gcsections.c:")
+                        .and_then(|l| l.split(' ').next())
+                        .and_then(|l| l.parse::<usize>().ok())
+                        .unwrap_or_else(|| panic!("{what}: place {}", outer.1));
+                    assert!(
+                        (first..=last).contains(&line),
+                        "{what}: line {line}, not in {first}..={last}"
+                    );
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked > 100, "{file}: only {checked} addresses checked");
+        // The unit discarded whole (gcdead.c, the first) is not read for them: its range
+        // starts at 0 (DWARF 5; in DWARF 4 its ranges' entries are empty, at 1).
+        let dw = dwarf::load_for(&elf, false, None, &mut Vec::new()).expect(file);
+        let lookup = Addr2Line::new(&elf, Some(&*dw));
+        for sym in elf.symtab().iter().filter(|s| elf.sym_name(s) == b"hot") {
+            for vma in sym.value..sym.value + sym.size {
+                lookup.lookup(vma, true);
+            }
+        }
+        let read = dw.units_read().expect("units read").read;
+        assert_eq!(read, 1, "{file}: units read");
+    }
+}

@@ -55,6 +55,45 @@ struct Sections {
     dwos: Vec<(PathBuf, Sections)>,
     /// The package of the split DWARF files (`dwp`'s `<program>.dwp`), when there is one.
     dwp: Option<Box<Sections>>,
+    /// Where the file's code is (see [`Code`]).
+    code: Code,
+}
+
+/// Where a file's code is: from the lowest address of its executable sections to the end of
+/// the highest (none known: every address). A function or line sequence the linker
+/// discarded (`--gc-sections`, a duplicate COMDAT copy) keeps its DWARF, with its start
+/// resolved to a tombstone: 0 by GNU ld 2.40 and lld 14 (1 in `.debug_ranges`), -1 or -2 by
+/// later lld. In a small PIE, whose code starts a few KB above 0, the discarded function's
+/// range `[0, size)` covers live code: binutils names `_start` after it and answers a live
+/// function's lines from its sequence. A range or sequence starting outside the code is that, and is dropped
+/// (the linkers resolve every address into a discarded section to the tombstone, without the
+/// offset: the functions inlined into a discarded one start there too).
+#[derive(Clone, Copy, Debug, Default)]
+struct Code(Option<(u64, u64)>);
+
+impl Code {
+    /// The executable sections of `file` (for a separate debug file, its `NOBITS` copies of
+    /// them, which keep their addresses and flags).
+    fn of(file: &object::File<'_>) -> Code {
+        let mut extent: Option<(u64, u64)> = None;
+        for sec in file.sections() {
+            let object::SectionFlags::Elf { sh_flags, .. } = sec.flags() else {
+                continue;
+            };
+            let flags = object::elf::SHF_ALLOC.0 | object::elf::SHF_EXECINSTR.0;
+            if sh_flags.0 & flags != flags || sec.size() == 0 {
+                continue;
+            }
+            let (lo, hi) = (sec.address(), sec.address().saturating_add(sec.size()));
+            extent = Some(extent.map_or((lo, hi), |(a, b)| (a.min(lo), b.max(hi))));
+        }
+        Code(extent)
+    }
+
+    /// False for an address outside the code: the start of something the linker discarded.
+    fn holds(self, addr: u64) -> bool {
+        self.0.is_none_or(|(lo, hi)| lo <= addr && addr < hi)
+    }
 }
 
 impl Sections {
@@ -357,6 +396,8 @@ struct Tables<'a> {
     unreadable_roots: usize,
     /// DWARF 5 line programs start at file 0, as binutils 2.40 reads them (--pprof_quirks).
     binutils_files: bool,
+    /// Where the file's code is: ranges and sequences starting elsewhere were discarded.
+    code: Code,
 }
 
 /// Covered ranges of several units: (low, high, unit) by low, with the running maximum of
@@ -848,6 +889,11 @@ impl Sections {
                 sup: None,
                 dwos: Vec::new(),
                 dwp: None,
+                code: if dwo {
+                    Code::default()
+                } else {
+                    Code::of(&file)
+                },
             }
         };
         Ok(sections)
@@ -970,6 +1016,9 @@ impl<'a> Tables<'a> {
                 unreadable_roots += 1;
                 continue;
             };
+            // A unit whose every range was discarded is no unit without ranges.
+            let had_ranges = !slot.ranges.is_empty();
+            slot.ranges.retain(|&(lo, _)| s.code.holds(lo));
             // (Only the skeleton units holding wanted addresses had their .dwo files read.)
             let is_wanted = wanted.as_deref().is_none_or(|w| {
                 slot.ranges.is_empty() || slot.ranges.iter().any(|&(lo, hi)| wants(w, lo, hi))
@@ -993,7 +1042,7 @@ impl<'a> Tables<'a> {
             // asks it like a unit without ranges, and its line table then answers for
             // addresses of the unit whose functions it has not, which lose their names
             // and inlined frames. It is read only through the references into it.
-            if slot.ranges.is_empty() && !slot.partial {
+            if slot.ranges.is_empty() && !slot.partial && !had_ranges {
                 rangeless.push(idx);
             }
             for &(lo, hi) in &slot.ranges {
@@ -1026,6 +1075,7 @@ impl<'a> Tables<'a> {
             broken,
             unreadable_roots,
             binutils_files,
+            code: s.code,
         })
     }
 
@@ -1047,6 +1097,7 @@ impl<'a> Tables<'a> {
                 self.wanted.as_deref(),
                 &mut Scratch::default(),
                 self.binutils_files,
+                self.code,
             )
         })
         .as_ref()
@@ -1083,6 +1134,7 @@ impl<'a> Tables<'a> {
                         self.wanted.as_deref(),
                         &mut sc,
                         self.binutils_files,
+                        self.code,
                     )
                 });
                 sections.release_unit(self.units[u].full.get());
@@ -1094,7 +1146,8 @@ impl<'a> Tables<'a> {
         todo.sort_by_key(|&u| std::cmp::Reverse(self.units[u].header.length_including_self()));
         let next = std::sync::atomic::AtomicUsize::new(0);
         let (dwarf, units, todo) = (&self.dwarf, &self.units, &todo);
-        let (wanted, binutils_files) = (self.wanted.as_deref(), self.binutils_files);
+        let (wanted, binutils_files, code) =
+            (self.wanted.as_deref(), self.binutils_files, self.code);
         let done: Vec<(usize, Option<Parsed>)> = std::thread::scope(|s| {
             let workers: Vec<_> = (0..threads.min(todo.len()))
                 .map(|_| {
@@ -1106,7 +1159,7 @@ impl<'a> Tables<'a> {
                             let Some(&u) = todo.get(i) else { break };
                             out.push((
                                 u,
-                                parse_unit(dwarf, units, u, wanted, &mut sc, binutils_files),
+                                parse_unit(dwarf, units, u, wanted, &mut sc, binutils_files, code),
                             ));
                             sections.release_unit(units[u].full.get());
                         }
@@ -1200,6 +1253,7 @@ fn parse_unit<'a>(
     wanted: Option<&[u64]>,
     sc: &mut Scratch<'a>,
     binutils_files: bool,
+    code: Code,
 ) -> Option<Parsed> {
     let slot = &units[u];
     let unit = slot.unit(dwarf)?;
@@ -1215,6 +1269,7 @@ fn parse_unit<'a>(
             &mut all,
             &mut sc.rows,
             binutils_files,
+            code,
         ),
         None => (Vec::new(), Vec::new()),
     };
@@ -1233,6 +1288,7 @@ fn parse_unit<'a>(
         wanted.map(|w| (w, !slot.ranges.is_empty())),
         &mut all,
         sc,
+        code,
     )
     .unwrap_or_default();
     // A function that holds no wanted address had its entries skipped (see
@@ -1252,6 +1308,7 @@ fn parse_unit<'a>(
             Some((w, false)),
             &mut all,
             sc,
+            code,
         )
         .unwrap_or_default();
     }
@@ -1472,6 +1529,7 @@ fn decode_lines<'a>(
     all: &mut Outside,
     rows: &mut Vec<Row>,
     binutils_files: bool,
+    code: Code,
 ) -> (Vec<Sequence>, Vec<Option<Arc<str>>>) {
     let header = program.header().clone();
     let v5 = header.version() >= 5;
@@ -1515,7 +1573,7 @@ fn decode_lines<'a>(
                 Some(i) => i,
                 None => {
                     if any {
-                        push_seq(&mut seqs, rows, wanted, all);
+                        push_seq(&mut seqs, rows, wanted, all, code);
                     }
                     break 'outer;
                 }
@@ -1596,7 +1654,7 @@ fn decode_lines<'a>(
                 }
                 LineInstruction::EndSequence => {
                     emit(rows, true, address, op_index, file, line, discriminator);
-                    push_seq(&mut seqs, rows, wanted, all);
+                    push_seq(&mut seqs, rows, wanted, all, code);
                     continue 'outer;
                 }
                 LineInstruction::SetAddress(a) => {
@@ -1830,8 +1888,10 @@ fn push_seq(
     rows: &mut Vec<Row>,
     wanted: Option<&[u64]>,
     all: &mut Outside,
+    code: Code,
 ) {
-    if rows.is_empty() {
+    // (A sequence the linker discarded starts at its tombstone: see `Code`.)
+    if rows.first().is_none_or(|r| !code.holds(r.addr)) {
         return;
     }
     // Rows normally arrive in address order; binutils inserts out-of-order ones sorted,
@@ -2868,6 +2928,7 @@ fn is_closure<'a>(dwarf: &gimli::Dwarf<R<'a>>, unit: &gimli::Unit<R<'a>>, offset
 /// the entries of a function that holds no wanted address are not read (they are most of a
 /// unit, and what they hold lies inside the function's ranges; see `parse_unit` for when it
 /// does not).
+#[allow(clippy::too_many_arguments)]
 fn scan_functions<'a>(
     dwarf: &gimli::Dwarf<R<'a>>,
     units: &Units<'a>,
@@ -2876,6 +2937,7 @@ fn scan_functions<'a>(
     wanted: Option<(&[u64], bool)>,
     all: &mut Outside,
     sc: &mut Scratch<'a>,
+    code: Code,
 ) -> Option<Vec<Func>> {
     let skip = wanted.is_some_and(|w| w.1);
     let wanted = wanted.map(|w| w.0);
@@ -3083,6 +3145,8 @@ fn scan_functions<'a>(
         if high != 0 {
             arange_add(&mut sc.ranges, low, high);
         }
+        // (What the linker discarded: see `Code`.)
+        sc.ranges.retain(|&(lo, _)| code.holds(lo));
         if let Some(&first) = sc.ranges.first() {
             f.range = first;
         }

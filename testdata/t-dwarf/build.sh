@@ -6,12 +6,19 @@ set -euo pipefail
 src="$(cd "$(dirname "$0")" && pwd)"
 run=/tmp/rpprof-corpus/t-dwarf
 rm -rf "$run" && mkdir -p "$run" && cd "$run"
-cp "$src/nested.c" "$src/local.cc" "$src/lambda.cc" .
+cp "$src/nested.c" "$src/local.cc" "$src/lambda.cc" "$src/gcsections.c" "$src/gcdead.c" .
 gcc -O0 -g -o nested nested.c
 g++ -O1 -g -o local local.cc
 g++ -O2 -g -o lambda lambda.cc
+# Functions and a whole unit (gcdead.c) discarded by the linker: their DWARF stays, at
+# address 0 (DWARF 4: a unit's .debug_ranges entries at 1).
+for v in 4 5; do
+    gcc -O1 -g -gdwarf-$v -fPIE -pie -ffunction-sections -Wl,--gc-sections \
+        -o gcsections-dwarf$v gcdead.c gcsections.c
+    ./gcsections-dwarf$v 3 > /dev/null
+done
 ./nested 3 > /dev/null
 ./local 3 > /dev/null
 ./lambda 3 > /dev/null
-cp nested local lambda "$src/"
-echo "t-dwarf: built nested, local, lambda" >&2
+cp nested local lambda gcsections-dwarf4 gcsections-dwarf5 "$src/"
+echo "t-dwarf: built nested, local, lambda, gcsections-dwarf4, gcsections-dwarf5" >&2
