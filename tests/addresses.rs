@@ -687,3 +687,41 @@ fn discarded_functions_do_not_cover_live_code() {
         assert_eq!(read, 1, "{file}: units read");
     }
 }
+
+/// The names of every frame of every address of the functions in `file`'s symbol table.
+fn frame_names(file: &str) -> std::collections::BTreeSet<String> {
+    let elf = Elf::open(&common::root().join("testdata").join(file)).expect(file);
+    let dw = dwarf::load_for(&elf, false, None, &mut Vec::new()).expect(file);
+    let lookup = Addr2Line::new(&elf, Some(&*dw));
+    let mut names = std::collections::BTreeSet::new();
+    for sym in elf.symtab() {
+        let code = elf
+            .section_containing(sym.value)
+            .is_some_and(|i| elf.sections[i].code());
+        if sym.size == 0 || !code {
+            continue;
+        }
+        for vma in sym.value..sym.value + sym.size {
+            names.extend(
+                lookup
+                    .lookup(vma, true)
+                    .into_iter()
+                    .map(|f| f.function.to_string()),
+            );
+        }
+    }
+    names
+}
+
+/// GCC's link-time optimization writes units whose inlined copies refer to the entries of
+/// the units of the first compilation, in another unit: those are named with their scopes
+/// (a `static` function in a namespace, a member of a local class, a lambda) as in the
+/// same program built without it.
+#[test]
+fn lto_inlined_functions_are_named_as_without_lto() {
+    for file in ["t-dwarf/local", "t-dwarf/lambda"] {
+        let plain = frame_names(file);
+        let lto = frame_names(&format!("{file}-lto"));
+        assert_eq!(lto, plain, "{file}");
+    }
+}

@@ -331,6 +331,21 @@ struct Split<'a> {
 struct Units<'a> {
     list: Vec<UnitSlot<'a>>,
     sup: std::sync::OnceLock<Box<Units<'a>>>,
+    /// Unit index → the scopes of its subprogram entries, read when a reference from
+    /// another unit first leads there (see [`Units::scope_of`]).
+    scopes: Box<[std::sync::OnceLock<ScopeTable>]>,
+}
+
+/// What [`Units::scope_of`] reads of a unit once, in the form of [`Scopes`].
+#[derive(Default)]
+struct ScopeTable {
+    /// The named scopes (namespaces, classes, structures, unions) not in a function, joined
+    /// with those they are in (`ns::Class`).
+    names: Box<[Arc<str>]>,
+    /// The function entries not in a function: (offset, end of their entries, index into
+    /// `names` or [`NO_SCOPE`]), by offset. A function's scope is found by its offset, what
+    /// is declared in one by reading its entries, as those of a function a scan skipped.
+    funcs: Box<[(usize, usize, u32)]>,
 }
 
 impl<'a> std::ops::Deref for Units<'a> {
@@ -341,6 +356,29 @@ impl<'a> std::ops::Deref for Units<'a> {
 }
 
 impl<'a> Units<'a> {
+    fn new(list: Vec<UnitSlot<'a>>) -> Units<'a> {
+        let scopes = (0..list.len())
+            .map(|_| std::sync::OnceLock::new())
+            .collect();
+        Units {
+            list,
+            sup: std::sync::OnceLock::new(),
+            scopes,
+        }
+    }
+
+    /// The scope of the subprogram entry at `offset` of unit `u`, read from that unit
+    /// alone: for an entry that a reference from another unit leads to. GCC's LTO units
+    /// refer to the declarations in the units of its first compilation (an inlined
+    /// `static` function in a namespace, which has no linkage name, is named from one),
+    /// `dwz` moves declarations into partial units. What is declared in a function (a
+    /// local class, a lambda's closure type) is named as [`Scopes::get`] names it.
+    fn scope_of(&self, dwarf: &gimli::Dwarf<R<'a>>, u: usize, offset: usize) -> Option<Arc<str>> {
+        let unit = self.list.get(u)?.unit(dwarf)?;
+        let t = self.scopes.get(u)?.get_or_init(|| read_scopes(dwarf, unit));
+        Scopes::of(u, &[], &t.names, &t.funcs, dwarf, unit).get(u, offset)
+    }
+
     /// The units of a supplementary file (entries referred to, no code: their ranges and
     /// line programs are never looked at).
     fn of_sup(sup: &gimli::Dwarf<R<'a>>) -> Units<'a> {
@@ -351,10 +389,7 @@ impl<'a> Units<'a> {
                 list.push(slot);
             }
         }
-        Units {
-            list,
-            sup: std::sync::OnceLock::new(),
-        }
+        Units::new(list)
     }
 
     /// The unit holding the entry at `o` of `.debug_info`, and the entry's offset in it.
@@ -1060,10 +1095,7 @@ impl<'a> Tables<'a> {
         let n = units.len();
         Ok(Tables {
             dwarf,
-            units: Units {
-                list: units,
-                sup: std::sync::OnceLock::new(),
-            },
+            units: Units::new(units),
             parsed: (0..n).map(|_| OnceCell::new()).collect(),
             is_read: RefCell::new(vec![false; n]),
             index,
@@ -2310,10 +2342,7 @@ fn split_of<'a>(
     slot.full = std::sync::OnceLock::from(Some(unit));
     Some(Box::new(Split {
         dwarf,
-        units: Units {
-            list: vec![slot],
-            sup: std::sync::OnceLock::new(),
-        },
+        units: Units::new(vec![slot]),
     }))
 }
 
@@ -2504,7 +2533,10 @@ fn find_abstract_instance<'a>(
                     && let Some(s) = attr_arc(dwarf, unit, a.value())
                 {
                     out.name = Some(s);
-                    out.scope = scopes.and_then(|s| s.get(tu, off.0));
+                    out.scope = match scopes {
+                        Some(s) if s.unit == tu => s.get(tu, off.0),
+                        _ => units.scope_of(dwarf, tu, off.0),
+                    };
                     if name_is_linkage(slot.lang) {
                         out.is_linkage = true;
                     }
@@ -2775,6 +2807,79 @@ fn read_scope<'a>(
         name = Some("(anonymous namespace)".to_string());
     }
     Ok(name)
+}
+
+/// What [`Units::scope_of`] reads of `unit`. An entry that cannot be read ends the table
+/// there.
+fn read_scopes<'a>(dwarf: &gimli::Dwarf<R<'a>>, unit: &gimli::Unit<R<'a>>) -> ScopeTable {
+    let mut names: Vec<Arc<str>> = Vec::new();
+    let mut funcs = Vec::new();
+    let Ok(mut raw) = unit.entries_raw(None) else {
+        return ScopeTable::default();
+    };
+    // The scope at each depth, and whether a function is between it and the root.
+    let mut stack: Vec<(u32, bool)> = Vec::new();
+    // The function being read that is in no function: its depth, offset and scope.
+    let mut open: Option<(usize, usize, u32)> = None;
+    let mut end = unit.header.length_including_self();
+    while !raw.is_empty() {
+        let Ok(level) = usize::try_from(raw.next_depth()) else {
+            break;
+        };
+        let at = raw.next_offset().0;
+        if open.as_ref().is_some_and(|f| level <= f.0)
+            && let Some((_, start, scope)) = open.take()
+        {
+            funcs.push((start, at, scope));
+        }
+        let abbrev = match raw.read_abbreviation() {
+            Ok(Some(a)) => a,
+            Ok(None) => continue,
+            Err(_) => {
+                end = at;
+                break;
+            }
+        };
+        stack.truncate(level);
+        let (outer, in_func) = stack.last().copied().unwrap_or((NO_SCOPE, false));
+        let tag = abbrev.tag();
+        let entry = if is_scope_tag(tag) {
+            let Ok(name) = read_scope(&mut raw, abbrev, dwarf, unit) else {
+                end = at;
+                break;
+            };
+            match name {
+                Some(n) if !in_func => {
+                    names.push(join_scope(names.get(outer as usize), &n));
+                    ((names.len() - 1) as u32, false)
+                }
+                _ => (outer, in_func),
+            }
+        } else {
+            if raw.skip_attributes(abbrev.attributes()).is_err() {
+                end = at;
+                break;
+            }
+            let is_func = matches!(
+                tag,
+                constants::DW_TAG_subprogram
+                    | constants::DW_TAG_entry_point
+                    | constants::DW_TAG_inlined_subroutine
+            );
+            if is_func && !in_func {
+                open = Some((level, at, outer));
+            }
+            (outer, in_func || is_func)
+        };
+        stack.push(entry);
+    }
+    if let Some((_, start, scope)) = open {
+        funcs.push((start, end, scope));
+    }
+    ScopeTable {
+        names: names.into_boxed_slice(),
+        funcs: funcs.into_boxed_slice(),
+    }
 }
 
 /// `outer::name`, or `name` at the top level.

@@ -10,6 +10,10 @@ cp "$src/nested.c" "$src/local.cc" "$src/lambda.cc" "$src/gcsections.c" "$src/gc
 gcc -O0 -g -o nested nested.c
 g++ -O1 -g -o local local.cc
 g++ -O2 -g -o lambda lambda.cc
+# The same with link-time optimization: GCC's LTO units refer to the entries of the units
+# of the first compilation.
+g++ -O1 -g -flto -o local-lto local.cc
+g++ -O2 -g -flto -o lambda-lto lambda.cc
 # Functions and a whole unit (gcdead.c) discarded by the linker: their DWARF stays, at
 # address 0 (DWARF 4: a unit's .debug_ranges entries at 1).
 for v in 4 5; do
@@ -20,5 +24,5 @@ done
 ./nested 3 > /dev/null
 ./local 3 > /dev/null
 ./lambda 3 > /dev/null
-cp nested local lambda gcsections-dwarf4 gcsections-dwarf5 "$src/"
-echo "t-dwarf: built nested, local, lambda, gcsections-dwarf4, gcsections-dwarf5" >&2
+cp nested local lambda local-lto lambda-lto gcsections-dwarf4 gcsections-dwarf5 "$src/"
+echo "t-dwarf: built nested, local, lambda, local-lto, lambda-lto, gcsections-dwarf4, gcsections-dwarf5" >&2
