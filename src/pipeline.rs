@@ -144,6 +144,8 @@ impl Options {
             routines: self.routines.clone(),
             routines_by_short_name: false,
             max_routines: None,
+            listing_html: false,
+            max_disassembled: None,
             pprof_quirks: self.pprof_quirks,
             full_names: self.full_names,
             tools: self.tools.clone(),

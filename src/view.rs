@@ -112,6 +112,14 @@ pub struct View {
     /// with the largest cumulative values (in magnitude), in the listing's order; a note starting with
     /// [`LISTING_CUT`] says how many were left out.
     pub max_routines: Option<usize>,
+    /// `--list` as HTML, each source line with the instructions compiled to it (pprof's
+    /// `weblist`; the instructions from objdump, when it can be run): see
+    /// [`list::write_html`].
+    pub listing_html: bool,
+    /// With `listing_html`, the instructions only when at most this many routines are
+    /// listed (objdump takes about 20 ms a routine of a big program); a note starting with
+    /// [`NO_INSTRUCTIONS`] says so otherwise.
+    pub max_disassembled: Option<usize>,
     /// `--pprof_quirks`: reproduce google-pprof's known mistakes.
     pub pprof_quirks: bool,
     /// `--full_names`: `--flame` draws full function names rather than short ones.
@@ -560,6 +568,56 @@ impl View {
                         measure,
                         self.pprof_quirks,
                     )?;
+                } else if self.listing_html {
+                    // Only the routines whose source can be listed are disassembled.
+                    let listable: Vec<bool> = routines.iter().map(list::listable).collect();
+                    let n = listable.iter().filter(|&&l| l).count();
+                    let too_many = self.max_disassembled.filter(|&m| n > m);
+                    let mut ok = listable.iter();
+                    let some: Vec<ListedRoutine> = routines
+                        .iter()
+                        .filter(|_| ok.next().copied().unwrap_or(false))
+                        .cloned()
+                        .collect();
+                    let insns = match disasm::objdump_path(self.tools.as_deref()).and_then(|o| {
+                        match too_many {
+                            Some(_) => Ok((Vec::new(), 0)),
+                            None => disasm::disassemble_all(&o, &some),
+                        }
+                    }) {
+                        Ok((insns, _)) => {
+                            let mut each = insns.into_iter();
+                            listable
+                                .iter()
+                                .map(|&l| {
+                                    if l {
+                                        each.next().unwrap_or_default()
+                                    } else {
+                                        Vec::new()
+                                    }
+                                })
+                                .collect()
+                        }
+                        Err(e) => {
+                            if !routines.is_empty() {
+                                msgs.extend_from_slice(
+                                    format!(
+                                        "Warning: no instructions under the source lines: {e}\n"
+                                    )
+                                    .as_bytes(),
+                                );
+                            }
+                            Vec::new()
+                        }
+                    };
+                    if let Some(m) = too_many {
+                        msgs.extend_from_slice(
+                            format!("{NO_INSTRUCTIONS} for at most {m} routines ({n} listed)\n")
+                                .as_bytes(),
+                        );
+                    }
+                    list::write_html(&mut buf, &mut msgs, &routines, &values, measure, &insns)
+                        .map_err(io_err)?;
                 } else {
                     // (objdump is asked only where there may be a cut: a relocated routine.)
                     let relocated = routines.iter().any(|r| r.relocated());
@@ -2017,6 +2075,10 @@ pub fn stacks_of(samples: &[profile::Sample], index: usize) -> Stacks {
 
 /// How a listing cut by [`View::max_routines`] starts its note.
 pub const LISTING_CUT: &str = "Note: listed";
+
+/// How the note starts that says a listing's lines are without their instructions, for
+/// [`View::max_disassembled`].
+pub const NO_INSTRUCTIONS: &str = "Note: instructions are shown";
 
 /// The `max` of `routines` with the largest cumulative values, in magnitude (a profile less
 /// its base: what grew most and what shrank most; ties: the listing's order),

@@ -1038,6 +1038,14 @@ fn pages_for_the_browser_are_removed_once_shown() {
     assert!(err.contains("Loading web page file://"), "{err}");
     assert_eq!(names(&seen).len(), 1, "{err}");
     assert!(names(&seen)[0].ends_with(".html"), "{:?}", names(&seen));
+    // The listing, its lines opening to their instructions when objdump can give them.
+    let page = std::fs::read_to_string(seen.join(&names(&seen)[0])).unwrap();
+    assert!(page.contains("<div class=\"head\">ROUTINE ====="), "{page}");
+    assert!(!page.contains("Total:"), "{page}");
+    if common::have("objdump") {
+        assert!(page.contains("<details class=\"src\"><summary>"), "{page}");
+        assert!(page.contains("<div class=\"insn\">"), "{page}");
+    }
     assert_eq!(names(&tmp), Vec::<String>::new(), "{err}");
     if !common::have("dot") {
         common::skip(

@@ -1002,10 +1002,47 @@ fn the_command_lines_base_among_the_profiles_holds_and_stays_in_links() {
     assert!(page.contains("id=\"tab-top\" href=\"/ui/top\""), "{page}");
 }
 
+/// The text of a source page's listing (its HTML without the instructions under the
+/// lines), as `--list` prints it; other text as it is.
+fn listing_text(page: &str) -> String {
+    let Some(at) = page.find("<div class=\"listing\" id=\"listing\">") else {
+        return page.to_string();
+    };
+    let mut html = &page[at..];
+    if let Some(end) = html.find("</main>") {
+        html = &html[..end];
+    }
+    let mut text = String::new();
+    let mut rest = html;
+    // Each line is a <div> or a <summary>; the instructions' <div class="insn"> go.
+    while let Some(i) = rest.find('<') {
+        text.push_str(&rest[..i]);
+        let tag_end = rest[i..].find('>').map_or(rest.len(), |j| i + j + 1);
+        let tag = &rest[i..tag_end];
+        rest = &rest[tag_end..];
+        if tag == "<div class=\"insn\">" {
+            rest = rest.find("</div>").map_or("", |j| &rest[j + 6..]);
+        } else if tag == "</div>" || tag == "</summary>" {
+            text.push('\n');
+        }
+    }
+    // (A line of the listing is never empty: its values come first.)
+    let text: String = text
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(|l| format!("{l}\n"))
+        .collect();
+    text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}
+
 /// The `ROUTINE` lines of a listing (the command line's or a page's), each with its values
 /// line.
 fn routine_heads(text: &str) -> Vec<String> {
-    let text = text
+    let text = listing_text(text)
         .replace("id=\"listing\">", "\n")
         .replace("&lt;", "<")
         .replace("&gt;", ">");
@@ -2080,4 +2117,140 @@ fn tabs_from_peek_carry_the_function_peeked_at() {
     let query = &top[top.find('?').unwrap()..];
     let text = get(&format!("{}/ui/text{query}", s.url)).text();
     assert!(text.contains(" twork_step (inline)\n"), "{text}");
+}
+
+/// The source page is the command line's `--list`, each line that instructions were
+/// compiled to opening on a click to show them (pprof's weblist): the line's values are
+/// the sum of its instructions', every instruction of each routine is under one line, and
+/// an instruction inlined from another file names its place.
+#[test]
+fn source_lines_open_to_their_instructions() {
+    let dir = case("t-cpu");
+    let s = web::start(&dir, &["tcpu-pie", "tcpu-pie.prof"], &[]);
+    let (_, list, _) = cli(&dir, &["--list=.", "tcpu-pie", "tcpu-pie.prof"]);
+    let page = get(&format!("{}/ui/source?f=.", s.url)).text();
+    assert_eq!(listing_text(&page), String::from_utf8_lossy(&list));
+    if !common::have("objdump") {
+        common::skip(
+            "source_lines_open_to_their_instructions (instructions)",
+            "objdump is not installed",
+        );
+        return;
+    }
+    let (_, disasm, _) = cli(&dir, &["--disasm=.", "tcpu-pie", "tcpu-pie.prof"]);
+    let disasm = String::from_utf8_lossy(&disasm);
+    // The instruction rows of --disasm ("flat cum    address: text", the address in 8
+    // columns; a source row's line number is in 5): (routine, address) -> (flat, cum).
+    let mut want: std::collections::HashMap<(String, String), (String, String)> =
+        Default::default();
+    let mut routine = String::new();
+    for l in disasm.lines() {
+        if let Some(name) = l.strip_prefix("ROUTINE ====================== ") {
+            routine = name.to_string();
+        }
+        if l.get(25..26) != Some(":") || l.get(13..17) != Some("    ") {
+            continue;
+        }
+        let f: Vec<&str> = l.split_whitespace().collect();
+        want.insert(
+            (routine.clone(), f[2].to_string()),
+            (f[0].to_string(), f[1].to_string()),
+        );
+    }
+    assert!(want.len() > 100, "{disasm}");
+    let value = |v: &str| {
+        if v == "." {
+            0
+        } else {
+            v.parse::<i64>().expect(v)
+        }
+    };
+    let mut opened = 0;
+    let mut inlined = 0;
+    for r in page.split("<div class=\"routine\">").skip(1) {
+        let head = r.split("</div>").next().expect(r);
+        let name = head
+            .strip_prefix("<div class=\"head\">ROUTINE ====================== ")
+            .and_then(|h| h.split(" in ").next())
+            .expect(head);
+        let mut listed = 0;
+        for d in r.split("<details class=\"src\"><summary>").skip(1) {
+            let (summary, rest) = d.split_once("</summary>").expect(d);
+            let body = rest.split("</details>").next().expect(rest);
+            let s: Vec<&str> = summary.split_whitespace().collect();
+            let (mut flat, mut cum) = (0, 0);
+            for insn in body.split("<div class=\"insn\">").skip(1) {
+                let row = insn.trim_end_matches("</div>");
+                let f: Vec<&str> = row.split_whitespace().collect();
+                flat += value(f[0]);
+                cum += value(f[1]);
+                // The same values as --disasm gives the instruction.
+                let key = (name.to_string(), f[2].to_string());
+                let (wf, wc) = want
+                    .get(&key)
+                    .unwrap_or_else(|| panic!("{key:?} in --disasm"));
+                assert_eq!((f[0], f[1]), (wf.as_str(), wc.as_str()), "{name}: {row}");
+                inlined += usize::from(row.contains("twork.c:"));
+                listed += 1;
+            }
+            assert_eq!((flat, cum), (value(s[0]), value(s[1])), "{name}: {summary}");
+            opened += 1;
+        }
+        // Every instruction of the routine, under one line or another.
+        let all = want.keys().filter(|k| k.0 == name).count();
+        assert_eq!(listed, all, "{name}");
+    }
+    assert!(opened > 40, "{opened} lines with instructions");
+    assert!(
+        inlined > 0,
+        "no instruction names the place it was inlined from"
+    );
+}
+
+/// Past `max_disassembled` routines a listing's lines are without their instructions (on
+/// the source page: more than `DISASSEMBLED_ROUTINES`), and a note says so.
+#[test]
+fn a_listing_of_many_routines_is_not_disassembled() {
+    use rpprof::report::Mode;
+    use rpprof::session::{LoadOptions, Session};
+    use rpprof::view::{NO_INSTRUCTIONS, View};
+    let dir = case("t-cpu");
+    let opts = LoadOptions {
+        args: ["tcpu-pie", "tcpu-pie.prof"]
+            .iter()
+            .map(|f| dir.join(f).to_string_lossy().into_owned())
+            .collect(),
+        ..Default::default()
+    };
+    let session = Session::load(&opts, &mut Vec::new()).unwrap();
+    let render = |max: usize| {
+        let view = View {
+            mode: Mode::List,
+            granularity: rpprof::graph::Granularity::Addresses,
+            routines: Some(".".to_string()),
+            listing_html: true,
+            max_disassembled: Some(max),
+            ..Default::default()
+        };
+        let (mut out, mut msgs) = (Vec::new(), Vec::new());
+        view.render(&session, &mut out, &mut msgs).unwrap();
+        (
+            String::from_utf8(out).unwrap(),
+            String::from_utf8(msgs).unwrap(),
+        )
+    };
+    let (out, msgs) = render(3);
+    assert!(
+        msgs.contains(&format!(
+            "{NO_INSTRUCTIONS} for at most 3 routines (10 listed)"
+        )),
+        "{msgs}"
+    );
+    assert_eq!(out.matches("<div class=\"routine\">").count(), 10, "{out}");
+    assert!(!out.contains("<details"), "{out}");
+    let (out, msgs) = render(10);
+    assert!(!msgs.contains(NO_INSTRUCTIONS), "{msgs}");
+    if common::have("objdump") {
+        assert!(out.contains("<details class=\"src\">"), "{out}");
+    }
 }

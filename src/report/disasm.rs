@@ -108,7 +108,7 @@ const MAX_RUNS_AT_ONCE: usize = 8;
 /// discriminator, which pprof does not read as a place, its start inside an instruction,
 /// its end at no symbol) the routine is run alone. The runs go on every core. Also says
 /// how many runs it made.
-fn disassemble_all(
+pub fn disassemble_all(
     program: &Path,
     routines: &[ListedRoutine],
 ) -> Result<(Vec<Vec<Instruction>>, usize)> {
@@ -441,30 +441,7 @@ pub fn write_routine(
     sources: &mut HashMap<String, Option<Source>>,
 ) -> io::Result<()> {
     let alt = |v: f64| measure.unparse_alt(v);
-    // Each instruction's values: the addresses up to the next instruction (or the end).
-    let mut flat = Vec::with_capacity(insns.len());
-    let mut cum = Vec::with_capacity(insns.len());
-    for (i, e) in insns.iter().enumerate() {
-        let end = match insns.get(i + 1) {
-            Some(n) => n.vma,
-            // pprof's end, the file's, against addresses in the process (the routine
-            // loaded above its file address: below, pprof would walk the gap).
-            None if quirks && r.relocated() => {
-                e.vma + r.vmas.1.saturating_sub(e.vma.saturating_add(r.delta))
-            }
-            None => r.vmas.1,
-        };
-        let (mut c1, mut c2) = (0.0, 0.0);
-        let mut v = e.vma;
-        while v < end {
-            let a = v.wrapping_add(r.delta);
-            c1 += values.flat.get(&a).copied().unwrap_or(0.0);
-            c2 += values.cum.get(&a).copied().unwrap_or(0.0);
-            v += 1;
-        }
-        flat.push(c1);
-        cum.push(c2);
-    }
+    let (flat, cum) = instruction_values(r, insns, values, quirks);
     let (flat_total, cum_total) = (crate::units::sum(&flat), crate::units::sum(&cum));
     writeln!(out, "ROUTINE ====================== {}", r.short)?;
     writeln!(
@@ -536,6 +513,41 @@ pub fn write_routine(
         }
     }
     Ok(())
+}
+
+/// The flat and cumulative values of each of routine `r`'s instructions: those of its
+/// addresses up to the next instruction (or the routine's end); `quirks` as
+/// [`write_routine`]'s.
+pub fn instruction_values(
+    r: &ListedRoutine,
+    insns: &[Instruction],
+    values: &AddressValues,
+    quirks: bool,
+) -> (Vec<f64>, Vec<f64>) {
+    let mut flat = Vec::with_capacity(insns.len());
+    let mut cum = Vec::with_capacity(insns.len());
+    for (i, e) in insns.iter().enumerate() {
+        let end = match insns.get(i + 1) {
+            Some(n) => n.vma,
+            // pprof's end, the file's, against addresses in the process (the routine
+            // loaded above its file address: below, pprof would walk the gap).
+            None if quirks && r.relocated() => {
+                e.vma + r.vmas.1.saturating_sub(e.vma.saturating_add(r.delta))
+            }
+            None => r.vmas.1,
+        };
+        let (mut c1, mut c2) = (0.0, 0.0);
+        let mut v = e.vma;
+        while v < end {
+            let a = v.wrapping_add(r.delta);
+            c1 += values.flat.get(&a).copied().unwrap_or(0.0);
+            c2 += values.cum.get(&a).copied().unwrap_or(0.0);
+            v += 1;
+        }
+        flat.push(c1);
+        cum.push(c2);
+    }
+    (flat, cum)
 }
 
 /// A source file, if it can be read (and is not empty: its one empty line is not shown).

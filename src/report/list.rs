@@ -13,6 +13,7 @@
 use std::collections::HashMap;
 use std::io::{self, Write};
 
+use super::disasm::Instruction;
 use super::source::Source;
 use crate::symbolize::local::ListedRoutine;
 use crate::units::Measure;
@@ -101,6 +102,160 @@ pub fn listable(r: &ListedRoutine) -> bool {
         .is_some_and(|e| std::path::Path::new(&e.file).is_file())
 }
 
+/// How a routine's lines are laid out, by pprof's rules (see the module's comment).
+struct Laid<'s> {
+    filename: String,
+    source: &'s Source,
+    firstline: i64,
+    lastline: i64,
+    /// The lines shown: five before the first, to five after the last (or the extended
+    /// last, when further).
+    shown: (i64, i64),
+    flat_at: HashMap<i64, f64>,
+    cum_at: HashMap<i64, f64>,
+    total: (f64, f64),
+    /// The line each of the routine's runs is counted on.
+    run_line: Vec<i64>,
+}
+
+impl Laid<'_> {
+    /// The lines shown, with their numbers.
+    fn lines(&self) -> impl Iterator<Item = (i64, &str)> + '_ {
+        let (from, to) = self.shown;
+        let skip = usize::try_from(from - 1).unwrap_or(0);
+        let take = usize::try_from(to - from + 1).unwrap_or(0);
+        self.source
+            .lines_from(skip)
+            .take(take)
+            .enumerate()
+            .map(move |(i, text)| ((skip + i) as i64 + 1, text))
+            .filter(move |&(l, _)| l >= from && l <= to)
+    }
+
+    /// A line as the listing prints it.
+    fn row(&self, l: i64, text: &str, measure: Measure) -> String {
+        let n1 = self.flat_at.get(&l).copied().unwrap_or(0.0);
+        let n2 = self.cum_at.get(&l).copied().unwrap_or(0.0);
+        format!(
+            "{:>6} {:>6} {:>4}: {}",
+            measure.unparse_alt(n1),
+            measure.unparse_alt(n2),
+            l,
+            text
+        )
+    }
+
+    /// The routine's two head lines.
+    fn head(&self, r: &ListedRoutine, measure: Measure) -> [String; 2] {
+        [
+            format!(
+                "ROUTINE ====================== {} in {}",
+                r.short,
+                clean_file_name(&self.filename)
+            ),
+            format!(
+                "{:>6} {:>6} Total {} (flat / cumulative)",
+                measure.unparse(self.total.0),
+                measure.unparse(self.total.1),
+                measure.units()
+            ),
+        ]
+    }
+}
+
+/// Lays out routine `r` (`cut` as in [`write`]), or says on `err` why it is skipped.
+fn lay_out<'s>(
+    err: &mut dyn Write,
+    sources: &'s mut Sources,
+    r: &ListedRoutine,
+    values: &AddressValues,
+    cut: Option<u64>,
+) -> io::Result<Option<Laid<'s>>> {
+    let runs = &r.runs;
+    let Some(filename) = runs.iter().find(|e| e.line >= 0).map(|e| e.file.clone()) else {
+        writeln!(err, "no filename found in {}", r.short)?;
+        return Ok(None);
+    };
+    let mut lastline = runs
+        .iter()
+        .filter(|e| e.file == filename)
+        .map(|e| e.line)
+        .max()
+        .unwrap_or(0)
+        .max(0);
+    let firstline = runs
+        .iter()
+        .find(|e| e.file == filename)
+        .map_or(1, |e| e.line);
+    let source = match sources.get(&filename) {
+        Ok(l) => l,
+        Err(msg) => {
+            writeln!(err, "{filename}: {msg}")?;
+            return Ok(None);
+        }
+    };
+    // Extend the last line while the source stays indented as deep as the first line.
+    // (Nothing happens before the first of the two lines: the walk starts there.)
+    let oldlastline = lastline;
+    let mut first_indentation = -1;
+    let from = (firstline.min(lastline).max(1) - 1) as usize;
+    for (i, text) in source.lines_from(from).enumerate() {
+        let l = (from + i) as i64 + 1;
+        let indent = indentation(text);
+        if l >= firstline && first_indentation < 0 && indent >= 0 {
+            first_indentation = indent;
+            if first_indentation == 0 {
+                break;
+            }
+        }
+        if l >= lastline && indent >= 0 {
+            if indent >= first_indentation {
+                lastline = l + 1;
+            } else {
+                break;
+            }
+        }
+    }
+    // Samples at places outside the range move on to the next place inside it.
+    let mut flat_at: HashMap<i64, f64> = HashMap::new();
+    let mut cum_at: HashMap<i64, f64> = HashMap::new();
+    let (mut running1, mut running2, mut total1, mut total2) = (0.0, 0.0, 0.0, 0.0);
+    let mut run_line = vec![lastline; runs.len()];
+    let mut pending = 0;
+    for (i, e) in runs.iter().enumerate() {
+        let end = cut.map_or(e.end, |c| e.end.min(c).max(e.start));
+        let c1 = AddressValues::sum(&values.flat, e.start, end);
+        let c2 = AddressValues::sum(&values.cum, e.start, end);
+        running1 += c1;
+        running2 += c2;
+        total1 += c1;
+        total2 += c2;
+        if e.file == filename && e.line >= firstline && e.line <= lastline {
+            *flat_at.entry(e.line).or_default() += running1;
+            *cum_at.entry(e.line).or_default() += running2;
+            running1 = 0.0;
+            running2 = 0.0;
+            for l in &mut run_line[pending..=i] {
+                *l = e.line;
+            }
+            pending = i + 1;
+        }
+    }
+    *flat_at.entry(lastline).or_default() += running1;
+    *cum_at.entry(lastline).or_default() += running2;
+    Ok(Some(Laid {
+        filename,
+        source,
+        firstline,
+        lastline,
+        shown: (firstline - 5, (oldlastline + 5).max(lastline)),
+        flat_at,
+        cum_at,
+        total: (total1, total2),
+        run_line,
+    }))
+}
+
 /// Writes the listing of each routine; problems (no file name, unreadable source) go to
 /// `err` as pprof prints them, and the routine is skipped. `cuts`, one per routine when
 /// given: the address from which its samples are not counted (`--pprof_quirks`, see
@@ -113,110 +268,121 @@ pub fn write(
     measure: Measure,
     cuts: &[Option<u64>],
 ) -> io::Result<()> {
-    let alt = |v: f64| measure.unparse_alt(v);
     let mut sources = Sources::default();
     for (i, r) in routines.iter().enumerate() {
         crate::cancel::check()?;
         let cut = cuts.get(i).copied().flatten();
-        let runs = &r.runs;
-        let Some(filename) = runs.iter().find(|e| e.line >= 0).map(|e| e.file.clone()) else {
-            writeln!(err, "no filename found in {}", r.short)?;
+        let Some(laid) = lay_out(err, &mut sources, r, values, cut)? else {
             continue;
         };
-        let mut lastline = runs
-            .iter()
-            .filter(|e| e.file == filename)
-            .map(|e| e.line)
-            .max()
-            .unwrap_or(0)
-            .max(0);
-        let firstline = runs
-            .iter()
-            .find(|e| e.file == filename)
-            .map_or(1, |e| e.line);
-        let source = match sources.get(&filename) {
-            Ok(l) => l,
-            Err(msg) => {
-                writeln!(err, "{filename}: {msg}")?;
-                continue;
+        for h in laid.head(r, measure) {
+            writeln!(out, "{h}")?;
+        }
+        for (l, text) in laid.lines() {
+            if l == laid.firstline {
+                out.write_all(b"---\n")?;
             }
-        };
-        // Extend the last line while the source stays indented as deep as the first line.
-        // (Nothing happens before the first of the two lines: the walk starts there.)
-        let oldlastline = lastline;
-        let mut first_indentation = -1;
-        let from = (firstline.min(lastline).max(1) - 1) as usize;
-        for (i, text) in source.lines_from(from).enumerate() {
-            let l = (from + i) as i64 + 1;
-            let indent = indentation(text);
-            if l >= firstline && first_indentation < 0 && indent >= 0 {
-                first_indentation = indent;
-                if first_indentation == 0 {
-                    break;
-                }
-            }
-            if l >= lastline && indent >= 0 {
-                if indent >= first_indentation {
-                    lastline = l + 1;
-                } else {
-                    break;
-                }
+            writeln!(out, "{}", laid.row(l, text, measure))?;
+            if l == laid.lastline {
+                out.write_all(b"---\n")?;
             }
         }
-        // Samples at places outside the range move on to the next place inside it.
-        let mut flat_at: HashMap<i64, f64> = HashMap::new();
-        let mut cum_at: HashMap<i64, f64> = HashMap::new();
-        let (mut running1, mut running2, mut total1, mut total2) = (0.0, 0.0, 0.0, 0.0);
-        for e in runs {
-            let end = cut.map_or(e.end, |c| e.end.min(c).max(e.start));
-            let c1 = AddressValues::sum(&values.flat, e.start, end);
-            let c2 = AddressValues::sum(&values.cum, e.start, end);
-            running1 += c1;
-            running2 += c2;
-            total1 += c1;
-            total2 += c2;
-            if e.file == filename && e.line >= firstline && e.line <= lastline {
-                *flat_at.entry(e.line).or_default() += running1;
-                *cum_at.entry(e.line).or_default() += running2;
-                running1 = 0.0;
-                running2 = 0.0;
-            }
-        }
-        *flat_at.entry(lastline).or_default() += running1;
-        *cum_at.entry(lastline).or_default() += running2;
+    }
+    Ok(())
+}
 
+/// The style of [`write_html`]'s classes (the web UI has it in its style sheet).
+pub const HTML_STYLE: &str = "body{font-family:monospace}\
+.listing{font-family:ui-monospace,\"DejaVu Sans Mono\",Menlo,monospace;font-size:13px;line-height:1.35}\
+.listing .routine>div,.listing summary,.listing .insn{white-space:pre}\
+.listing .routine{margin-bottom:1.2em}\
+.listing summary{cursor:pointer;list-style:none;background:#f4f4f4}\
+.listing summary::-webkit-details-marker{display:none}\
+.listing summary:hover{background:#e4ecf7}\
+.listing details[open]>summary{background:#dde7f5}\
+.listing .insn{color:#333;background:#fafafa}";
+
+/// [`write`] as HTML (pprof's `weblist`): each routine a `<div class="routine">` of line
+/// `<div>`s with the same text; a line that instructions were compiled to (`insns`, one
+/// list per routine, from objdump) is a `<details>` that opens on a click to show them, each
+/// with its values and, where it came from another place (inlined code), that place.
+pub fn write_html(
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    routines: &[ListedRoutine],
+    values: &AddressValues,
+    measure: Measure,
+    insns: &[Vec<Instruction>],
+) -> io::Result<()> {
+    let mut sources = Sources::default();
+    for (i, r) in routines.iter().enumerate() {
+        crate::cancel::check()?;
+        let Some(laid) = lay_out(err, &mut sources, r, values, None)? else {
+            continue;
+        };
+        let insns = insns.get(i).map_or(&[][..], |v| &v[..]);
+        let (flat, cum) = super::disasm::instruction_values(r, insns, values, false);
+        // Each instruction under the line its run is counted on (one in no run: under
+        // the instruction's before it).
+        let mut at_line: HashMap<i64, Vec<usize>> = HashMap::new();
+        let mut last = laid.lastline;
+        for (k, insn) in insns.iter().enumerate() {
+            let a = insn.vma.wrapping_add(r.delta);
+            let run = r.runs.partition_point(|e| e.start <= a).checked_sub(1);
+            if let Some(j) = run.filter(|&j| a < r.runs[j].end) {
+                last = laid.run_line[j];
+            }
+            at_line.entry(last).or_default().push(k);
+        }
+        let [h1, h2] = laid.head(r, measure);
         writeln!(
             out,
-            "ROUTINE ====================== {} in {}",
-            r.short,
-            clean_file_name(&filename)
+            "<div class=\"routine\"><div class=\"head\">{}</div><div class=\"head\">{}</div>",
+            super::esc(&h1),
+            super::esc(&h2)
         )?;
-        writeln!(
-            out,
-            "{:>6} {:>6} Total {} (flat / cumulative)",
-            measure.unparse(total1),
-            measure.unparse(total2),
-            measure.units()
-        )?;
-        // The lines shown: five before the first, to five after the last (or the extended
-        // last, when further).
-        let (shown_from, shown_to) = (firstline - 5, (oldlastline + 5).max(lastline));
-        let skip = usize::try_from(shown_from - 1).unwrap_or(0);
-        let take = usize::try_from(shown_to - shown_from + 1).unwrap_or(0);
-        for (i, text) in source.lines_from(skip).take(take).enumerate() {
-            let l = (skip + i) as i64 + 1;
-            if l >= shown_from && l <= shown_to {
-                if l == firstline {
-                    out.write_all(b"---\n")?;
-                }
-                let n1 = flat_at.get(&l).copied().unwrap_or(0.0);
-                let n2 = cum_at.get(&l).copied().unwrap_or(0.0);
-                writeln!(out, "{:>6} {:>6} {:>4}: {}", alt(n1), alt(n2), l, text)?;
-                if l == lastline {
-                    out.write_all(b"---\n")?;
+        for (l, text) in laid.lines() {
+            if l == laid.firstline {
+                writeln!(out, "<div>---</div>")?;
+            }
+            let row = super::esc(&laid.row(l, text, measure));
+            match at_line.get(&l) {
+                None => writeln!(out, "<div>{row}</div>")?,
+                Some(ks) => {
+                    write!(out, "<details class=\"src\"><summary>{row}</summary>")?;
+                    for &k in ks {
+                        let insn = &insns[k];
+                        // objdump's place, where it is not in the lines listed (code
+                        // inlined from elsewhere: where objdump and the DWARF reader pick
+                        // another row of the listed lines, the line's own values win).
+                        let listed = insn.file == laid.filename
+                            && (laid.firstline..=laid.lastline).contains(&insn.line);
+                        let place = if listed || insn.line < 0 {
+                            String::new()
+                        } else {
+                            let base = insn.file.rsplit('/').next().unwrap_or(&insn.file);
+                            format!("  {base}:{}", insn.line)
+                        };
+                        write!(
+                            out,
+                            "<div class=\"insn\">{}</div>",
+                            super::esc(&format!(
+                                "{:>6} {:>6} {:>10}: {}{place}",
+                                measure.unparse_alt(flat[k]),
+                                measure.unparse_alt(cum[k]),
+                                format!("{:x}", insn.vma),
+                                super::disasm::clean(&insn.text)
+                            ))
+                        )?;
+                    }
+                    writeln!(out, "</details>")?;
                 }
             }
+            if l == laid.lastline {
+                writeln!(out, "<div>---</div>")?;
+            }
         }
+        writeln!(out, "</div>")?;
     }
     Ok(())
 }

@@ -103,7 +103,7 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     (
         "weblist",
         "<regexp> [-ignore...]",
-        "the same listing, shown in a web browser",
+        "the same listing in a web browser, each line opening on a click to its instructions",
     ),
     (
         "disasm",

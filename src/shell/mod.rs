@@ -409,6 +409,7 @@ impl Shell {
                 };
                 v.granularity = Granularity::Addresses;
                 v.routines = r.routines.clone();
+                v.listing_html = verb == Verb::Weblist;
                 v.command = Some(Command {
                     focus: None,
                     ignore: r.ignore.clone(),
@@ -482,6 +483,10 @@ impl Shell {
                 }
             }
             let listing: Vec<u8> = lines.flatten().copied().collect();
+            if listing.iter().all(u8::is_ascii_whitespace) {
+                // (The warning said why: no page of nothing.)
+                return Ok(());
+            }
             let html = listing_html(&self.session.program_name, &listing);
             return graphviz::open_in_browser("html", html.as_bytes(), true, err);
         }
@@ -595,26 +600,16 @@ fn out_err(e: std::io::Error) -> Error {
     crate::session::io_err(e)
 }
 
-/// `weblist`: the listing as a page, each line as it prints.
+/// `weblist`: the page of the listing (an HTML fragment, see
+/// [`crate::report::list::write_html`]), its lines opening on a click to show their
+/// instructions.
 fn listing_html(program: &str, listing: &[u8]) -> String {
-    let text = String::from_utf8_lossy(listing);
-    let mut escaped = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '<' => escaped.push_str("&lt;"),
-            '>' => escaped.push_str("&gt;"),
-            '&' => escaped.push_str("&amp;"),
-            _ => escaped.push(c),
-        }
-    }
-    let title: String = program
-        .chars()
-        .filter(|c| !matches!(c, '<' | '>' | '&'))
-        .collect();
+    let body = String::from_utf8_lossy(listing);
+    let title = crate::report::esc(program);
     format!(
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{title}</title>\n\
-<style>body{{font-family:monospace}} pre{{font-size:13px}}</style></head>\n\
-<body><h3>{title}</h3><pre>\n{escaped}</pre></body></html>\n"
+<style>{}</style></head>\n<body><h3>{title}</h3><div class=\"listing\">\n{body}</div></body></html>\n",
+        crate::report::list::HTML_STYLE
     )
 }
 

@@ -10,7 +10,7 @@
 //! | `flamegraph` (default) | the stacks, drawn in the browser (`assets/flame.js`) |
 //! | `top` | the `--text` table, sortable; its first [`TOP_ROWS`] rows unless `rows=` says otherwise |
 //! | `graph` | the `--svg` call graph (Graphviz), pan and zoom |
-//! | `source`, `disasm`, `peek` | `--list`, `--disasm`, `--peek` of `f=<regexp>`; the first two cut to [`LISTED_ROUTINES`] routines unless `routines=` says otherwise |
+//! | `source`, `disasm`, `peek` | `--list`, `--disasm`, `--peek` of `f=<regexp>`; the first two cut to [`LISTED_ROUTINES`] routines unless `routines=` says otherwise; source lines open to their instructions up to [`DISASSEMBLED_ROUTINES`] routines |
 //! | `trend` | `--trend` over the history's profiles of the viewed kind: chart and table, each row a link to the diff of the last against the first |
 //! | `text`, `collapsed`, `dot`, `svg`, `raw`, `proto`, `traces` | the command line's bytes |
 //! | `stacks` | the flame graph's data (JSON) |
@@ -51,6 +51,10 @@ pub const TOP_ROWS: usize = 1000;
 /// those with the largest cumulative values (a broad expression matches thousands, and
 /// the page would take minutes and tens of MB).
 pub const LISTED_ROUTINES: usize = 100;
+
+/// The most routines the source page shows the instructions of (a click on a line opens
+/// them): objdump takes about 20 ms a routine of a big program.
+pub const DISASSEMBLED_ROUTINES: usize = 20;
 
 /// How often watched folders are looked at.
 const POLL: Duration = Duration::from_secs(1);
@@ -298,6 +302,9 @@ impl Selected {
             // As the command line: listings are made from addresses.
             v.granularity = Granularity::Addresses;
         }
+        // The source page's lines open to show their instructions (as pprof's weblist).
+        v.listing_html = mode == Mode::List;
+        v.max_disassembled = Some(DISASSEMBLED_ROUTINES);
         let mut out = Vec::new();
         let mut msgs = Vec::new();
         let r = v.render(s, &mut out, &mut msgs);

@@ -41,21 +41,7 @@ pub fn asset(name: &str) -> Response {
     Response::new(200, ctype, body).with_header("Cache-Control", "no-cache")
 }
 
-/// Escapes text for HTML.
-pub fn esc(s: &str) -> String {
-    let mut o = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => o.push_str("&amp;"),
-            '<' => o.push_str("&lt;"),
-            '>' => o.push_str("&gt;"),
-            '"' => o.push_str("&quot;"),
-            '\'' => o.push_str("&#39;"),
-            c => o.push(c),
-        }
-    }
-    o
-}
+pub use crate::report::esc;
 
 /// `name` as a regular expression matching it literally (pprof's `QuoteMeta`).
 fn quote_meta(name: &str) -> String {
@@ -545,6 +531,15 @@ fn listing(ui: &Ui, sel: &Selected, page: &str, mode: Mode, what: &str) -> Respo
             let msgs: String = msgs
                 .lines()
                 .filter(|l| {
+                    if let Some(rest) = l.strip_prefix(crate::view::NO_INSTRUCTIONS) {
+                        let _ = write!(
+                            cut,
+                            "<p class=\"cut\" id=\"no-insns\">A click on a line shows the instructions compiled to it{}: narrow the Function expression to see them here, or open the <a href=\"{}\">Disassembly</a>.</p>",
+                            esc(rest),
+                            esc(&url("disasm", &sel.q.encode())),
+                        );
+                        return false;
+                    }
                     let Some(rest) = l.strip_prefix(crate::view::LISTING_CUT) else {
                         return true;
                     };
@@ -573,6 +568,9 @@ fn listing(ui: &Ui, sel: &Selected, page: &str, mode: Mode, what: &str) -> Respo
                     "empty",
                     &format!("No function matching <code>{f}</code> has a value in this profile."),
                 )
+            } else if mode == Mode::List {
+                // (HTML already: each line a block, those with instructions opening.)
+                format!("{cut}<div class=\"listing\" id=\"listing\">{text}</div>")
             } else {
                 format!(
                     "{cut}<pre class=\"listing\" id=\"listing\">{}</pre>",
