@@ -609,29 +609,41 @@ fn a_damaged_dwz_file_is_said() {
 /// Functions the linker discarded (`-ffunction-sections -Wl,--gc-sections`) keep their DWARF,
 /// their ranges and line sequences starting at address 0, and in a small PIE those cover
 /// the live code: binutils names `_start` after a discarded function and answers `hot`'s
-/// lines from a discarded function's sequence. Every address of every live function is
-/// answered with its own name (from the symbol table where it has no DWARF), and a live
-/// function's lines are its own, whether the DWARF is read whole or for the address alone;
-/// a unit discarded whole is not read for them.
+/// lines from a discarded function's sequence; the copies of a function inlined into a
+/// discarded one may have ranges that are offsets from 0 (`gcinline`). Every address of
+/// every live function is answered with its own name (from the symbol table where it has no
+/// DWARF) and, where it has DWARF, its own lines (and those of the functions inlined into
+/// it), whether the DWARF is read whole or for the address alone; a unit discarded whole is
+/// not read for them.
 #[test]
 fn discarded_functions_do_not_cover_live_code() {
-    let source = std::fs::read_to_string(common::root().join("testdata/t-dwarf/gcsections.c"))
-        .expect("testdata/t-dwarf/gcsections.c");
-    // The lines of each function with DWARF: from its first line to its closing brace.
-    let lines_of = |name: &str| {
-        let at = |pred: &dyn Fn(&str) -> bool, from: usize| {
-            source
-                .lines()
-                .enumerate()
-                .skip(from)
-                .find(|(_, l)| pred(l))
-                .map(|(i, _)| i + 1)
-                .unwrap_or_else(|| panic!("{name} in gcsections.c"))
+    for (file, source) in [
+        ("t-dwarf/gcsections-dwarf4", "gcsections.c"),
+        ("t-dwarf/gcsections-dwarf5", "gcsections.c"),
+        ("t-dwarf/gcinline", "gcinline.c"),
+    ] {
+        let text = std::fs::read_to_string(common::root().join("testdata/t-dwarf").join(source))
+            .expect(source);
+        // The lines of a function with DWARF: from its first line to its closing brace.
+        let lines_of = |name: &str| {
+            let at = |pred: &dyn Fn(&str) -> bool, from: usize| {
+                text.lines()
+                    .enumerate()
+                    .skip(from)
+                    .find(|(_, l)| pred(l))
+                    .map(|(i, _)| i + 1)
+                    .unwrap_or_else(|| panic!("{name} in {source}"))
+            };
+            let first = at(&|l: &str| l.contains(&format!(" {name}(")), 0);
+            (first, at(&|l: &str| l.starts_with('}'), first))
         };
-        let first = at(&|l: &str| l.contains(&format!(" {name}(")), 0);
-        (first, at(&|l: &str| l.starts_with('}'), first))
-    };
-    for file in ["t-dwarf/gcsections-dwarf4", "t-dwarf/gcsections-dwarf5"] {
+        let line_of = |place: &str, what: &str| {
+            place
+                .strip_prefix(&format!("/tmp/rpprof-corpus/t-dwarf/{source}:"))
+                .and_then(|l| l.split(' ').next())
+                .and_then(|l| l.parse::<usize>().ok())
+                .unwrap_or_else(|| panic!("{what}: place {place}"))
+        };
         let elf = Elf::open(&common::root().join("testdata").join(file)).expect(file);
         let mut checked = 0;
         for sym in elf.symtab() {
@@ -643,28 +655,30 @@ fn discarded_functions_do_not_cover_live_code() {
                 for only_asked in [false, true] {
                     let got = alone(file, vma, false, only_asked);
                     let what = format!("{file} 0x{vma:x} ({name}), only asked: {only_asked}");
-                    // (main has atol inlined into it)
                     let (outer, inner) = got.split_last().expect("a frame");
-                    assert!(
-                        inner.iter().all(|f| f.0 == "atol" && name == "main"),
-                        "{what}: {got:?}"
-                    );
-                    assert_eq!(outer.0, name, "{what}");
+                    assert_eq!(outer.0, name, "{what}: {got:?}");
                     if name == "_start" {
                         assert_eq!(outer.1, "??:?", "{what}");
                         continue;
                     }
-                    // (and rows of the inlined atol's code outside its inlined range)
+                    // main has atol inlined into it (and rows of its code outside its
+                    // inlined range), hot helper.
+                    for f in inner {
+                        match (name.as_str(), f.0.as_str()) {
+                            ("main", "atol") => {}
+                            ("hot", "helper") => {
+                                let (first, last) = lines_of("helper");
+                                let line = line_of(&f.1, &what);
+                                assert!((first..=last).contains(&line), "{what}: {got:?}");
+                            }
+                            _ => panic!("{what}: {got:?}"),
+                        }
+                    }
                     if name == "main" && outer.1.starts_with("/usr/include/stdlib.h:") {
                         continue;
                     }
                     let (first, last) = lines_of(&name);
-                    let line = outer
-                        .1
-                        .strip_prefix("/tmp/rpprof-corpus/t-dwarf/gcsections.c:")
-                        .and_then(|l| l.split(' ').next())
-                        .and_then(|l| l.parse::<usize>().ok())
-                        .unwrap_or_else(|| panic!("{what}: place {}", outer.1));
+                    let line = line_of(&outer.1, &what);
                     assert!(
                         (first..=last).contains(&line),
                         "{what}: line {line}, not in {first}..={last}"

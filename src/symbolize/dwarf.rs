@@ -60,14 +60,15 @@ struct Sections {
 }
 
 /// Where a file's code is: from the lowest address of its executable sections to the end of
-/// the highest (none known: every address). A function or line sequence the linker
-/// discarded (`--gc-sections`, a duplicate COMDAT copy) keeps its DWARF, with its start
-/// resolved to a tombstone: 0 by GNU ld 2.40 and lld 14 (1 in `.debug_ranges`), -1 or -2 by
-/// later lld. In a small PIE, whose code starts a few KB above 0, the discarded function's
-/// range `[0, size)` covers live code: binutils names `_start` after it and answers a live
-/// function's lines from its sequence. A range or sequence starting outside the code is that, and is dropped
-/// (the linkers resolve every address into a discarded section to the tombstone, without the
-/// offset: the functions inlined into a discarded one start there too).
+/// the highest (none known: every address). A function the linker discarded
+/// (`--gc-sections`) keeps its DWARF, with the addresses into its section resolved to a
+/// tombstone: 0 by GNU ld 2.40 and lld 14 (1 in `.debug_ranges`), -1 or -2 by later lld. In
+/// a small PIE, whose code starts a few KB above 0, the discarded function's range
+/// `[0, size)` covers live code: binutils names `_start` after it and answers a live
+/// function's lines from its line sequence. A sequence starting outside the code is
+/// dropped; so is a function with a range starting there, with every function inside it:
+/// an inlined copy's ranges may be offsets from a base address that was the tombstone
+/// (DWARF 5's `DW_RLE_base_addressx`, `DW_RLE_offset_pair`), which land anywhere.
 #[derive(Clone, Copy, Debug, Default)]
 struct Code(Option<(u64, u64)>);
 
@@ -1056,7 +1057,7 @@ impl<'a> Tables<'a> {
             slot.ranges.retain(|&(lo, _)| s.code.holds(lo));
             // (Only the skeleton units holding wanted addresses had their .dwo files read.)
             let is_wanted = wanted.as_deref().is_none_or(|w| {
-                slot.ranges.is_empty() || slot.ranges.iter().any(|&(lo, hi)| wants(w, lo, hi))
+                !had_ranges || slot.ranges.iter().any(|&(lo, hi)| wants(w, lo, hi))
             });
             if (!dwos.is_empty() || pkg.is_some()) && is_wanted {
                 let from_pkg = pkg
@@ -3066,6 +3067,8 @@ fn scan_functions<'a>(
     sc.events.reserve(len / 128);
     let mut raw = unit.entries_raw(None).ok()?;
     let mut base: isize = 0;
+    // The depth of the function being read whose code the linker discarded.
+    let mut discarded: Option<usize> = None;
     while !raw.is_empty() {
         let depth = raw.next_depth() + base;
         let offset = raw.next_offset();
@@ -3078,6 +3081,9 @@ fn scan_functions<'a>(
             }
         };
         let level = depth.max(0) as usize;
+        if discarded.is_some_and(|d| level <= d) {
+            discarded = None;
+        }
         sc.nested.truncate(level);
         sc.scope_stack.truncate(level);
         let outer = sc.scope_stack.last().copied().unwrap_or(NO_SCOPE);
@@ -3250,8 +3256,12 @@ fn scan_functions<'a>(
         if high != 0 {
             arange_add(&mut sc.ranges, low, high);
         }
-        // (What the linker discarded: see `Code`.)
-        sc.ranges.retain(|&(lo, _)| code.holds(lo));
+        // What the linker discarded (see `Code`): a function with a range outside the code,
+        // and what is inside it.
+        if discarded.is_some() || sc.ranges.iter().any(|&(lo, _)| !code.holds(lo)) {
+            sc.ranges.clear();
+            discarded = discarded.or(Some(level));
+        }
         if let Some(&first) = sc.ranges.first() {
             f.range = first;
         }

@@ -6,7 +6,7 @@ set -euo pipefail
 src="$(cd "$(dirname "$0")" && pwd)"
 run=/tmp/rpprof-corpus/t-dwarf
 rm -rf "$run" && mkdir -p "$run" && cd "$run"
-cp "$src/nested.c" "$src/local.cc" "$src/lambda.cc" "$src/gcsections.c" "$src/gcdead.c" .
+cp "$src/nested.c" "$src/local.cc" "$src/lambda.cc" "$src/gcsections.c" "$src/gcdead.c" "$src/gcinline.c" .
 gcc -O0 -g -o nested nested.c
 g++ -O1 -g -o local local.cc
 g++ -O2 -g -o lambda lambda.cc
@@ -21,8 +21,10 @@ for v in 4 5; do
         -o gcsections-dwarf$v gcdead.c gcsections.c
     ./gcsections-dwarf$v 3 > /dev/null
 done
+gcc -O2 -g -gdwarf-5 -fPIE -pie -ffunction-sections -Wl,--gc-sections -o gcinline gcinline.c
+./gcinline 3 > /dev/null
 ./nested 3 > /dev/null
 ./local 3 > /dev/null
 ./lambda 3 > /dev/null
-cp nested local lambda local-lto lambda-lto gcsections-dwarf4 gcsections-dwarf5 "$src/"
-echo "t-dwarf: built nested, local, lambda, local-lto, lambda-lto, gcsections-dwarf4, gcsections-dwarf5" >&2
+cp nested local lambda local-lto lambda-lto gcsections-dwarf4 gcsections-dwarf5 gcinline "$src/"
+echo "t-dwarf: built nested, local, lambda, local-lto, lambda-lto, gcsections-dwarf4, gcsections-dwarf5, gcinline" >&2
