@@ -305,7 +305,8 @@ pub const HTML_STYLE: &str = "body{font-family:monospace}\
 /// [`write`] as HTML (pprof's `weblist`): each routine a `<div class="routine">` of line
 /// `<div>`s with the same text; a line that instructions were compiled to (`insns`, one
 /// list per routine, from objdump) is a `<details>` that opens on a click to show them, each
-/// with its values and, where it came from another place (inlined code), that place.
+/// with its values and, where it came from another place (inlined code), that place. There
+/// is no `--pprof_quirks` cut: a line's values are the sum of its instructions'.
 pub fn write_html(
     out: &mut dyn Write,
     err: &mut dyn Write,
