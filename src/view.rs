@@ -616,8 +616,21 @@ impl View {
                                 .as_bytes(),
                         );
                     }
-                    list::write_html(&mut buf, &mut msgs, &routines, &values, measure, &insns)
-                        .map_err(io_err)?;
+                    // --pprof_quirks' cut, as the text's (pprof's weblist is its list).
+                    let cuts: Vec<Option<u64>> =
+                        if self.pprof_quirks && routines.iter().any(|r| r.relocated()) {
+                            let objdump = disasm::objdump_path(self.tools.as_deref())?;
+                            routines
+                                .iter()
+                                .map(|r| disasm::pprof_list_cut(&objdump, r))
+                                .collect()
+                        } else {
+                            Vec::new()
+                        };
+                    list::write_html(
+                        &mut buf, &mut msgs, &routines, &values, measure, &cuts, &insns,
+                    )
+                    .map_err(io_err)?;
                 } else {
                     // (objdump is asked only where there may be a cut: a relocated routine.)
                     let relocated = routines.iter().any(|r| r.relocated());

@@ -305,20 +305,23 @@ pub const HTML_STYLE: &str = "body{font-family:monospace}\
 /// [`write`] as HTML (pprof's `weblist`): each routine a `<div class="routine">` of line
 /// `<div>`s with the same text; a line that instructions were compiled to (`insns`, one
 /// list per routine, from objdump) is a `<details>` that opens on a click to show them, each
-/// with its values and, where it came from another place (inlined code), that place. There
-/// is no `--pprof_quirks` cut: a line's values are the sum of its instructions'.
+/// with its values and, where it came from another place (inlined code), that place. `cuts`
+/// as [`write`]'s (the lines' values then leave out what the instructions past the cut
+/// have).
 pub fn write_html(
     out: &mut dyn Write,
     err: &mut dyn Write,
     routines: &[ListedRoutine],
     values: &AddressValues,
     measure: Measure,
+    cuts: &[Option<u64>],
     insns: &[Vec<Instruction>],
 ) -> io::Result<()> {
     let mut sources = Sources::default();
     for (i, r) in routines.iter().enumerate() {
         crate::cancel::check()?;
-        let Some(laid) = lay_out(err, &mut sources, r, values, None)? else {
+        let cut = cuts.get(i).copied().flatten();
+        let Some(laid) = lay_out(err, &mut sources, r, values, cut)? else {
             continue;
         };
         let insns = insns.get(i).map_or(&[][..], |v| &v[..]);
