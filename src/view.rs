@@ -616,33 +616,14 @@ impl View {
                                 .as_bytes(),
                         );
                     }
-                    // --pprof_quirks' cut, as the text's (pprof's weblist is its list).
-                    let cuts: Vec<Option<u64>> =
-                        if self.pprof_quirks && routines.iter().any(|r| r.relocated()) {
-                            let objdump = disasm::objdump_path(self.tools.as_deref())?;
-                            routines
-                                .iter()
-                                .map(|r| disasm::pprof_list_cut(&objdump, r))
-                                .collect()
-                        } else {
-                            Vec::new()
-                        };
+                    // (As the text's: pprof's weblist is its list.)
+                    let cuts = self.list_cuts(&routines)?;
                     list::write_html(
                         &mut buf, &mut msgs, &routines, &values, measure, &cuts, &insns,
                     )
                     .map_err(io_err)?;
                 } else {
-                    // (objdump is asked only where there may be a cut: a relocated routine.)
-                    let relocated = routines.iter().any(|r| r.relocated());
-                    let cuts: Vec<Option<u64>> = if self.pprof_quirks && relocated {
-                        let objdump = disasm::objdump_path(self.tools.as_deref())?;
-                        routines
-                            .iter()
-                            .map(|r| disasm::pprof_list_cut(&objdump, r))
-                            .collect()
-                    } else {
-                        Vec::new()
-                    };
+                    let cuts = self.list_cuts(&routines)?;
                     list::write(&mut buf, &mut msgs, &routines, &values, measure, &cuts)
                         .map_err(io_err)?;
                 }
@@ -2084,6 +2065,22 @@ pub fn stacks_of(samples: &[profile::Sample], index: usize) -> Stacks {
         s.add_ref(&x.stack, x.values.get(index).copied().unwrap_or(0.0));
     }
     s
+}
+
+impl View {
+    /// `--pprof_quirks`' cut of each of `routines` in `--list` (see
+    /// [`disasm::pprof_list_cut`]); none without it. objdump is asked only where there may
+    /// be a cut: a relocated routine.
+    fn list_cuts(&self, routines: &[ListedRoutine]) -> Result<Vec<Option<u64>>> {
+        if !self.pprof_quirks || !routines.iter().any(|r| r.relocated()) {
+            return Ok(Vec::new());
+        }
+        let objdump = disasm::objdump_path(self.tools.as_deref())?;
+        Ok(routines
+            .iter()
+            .map(|r| disasm::pprof_list_cut(&objdump, r))
+            .collect())
+    }
 }
 
 /// How a listing cut by [`View::max_routines`] starts its note.

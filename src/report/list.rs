@@ -256,6 +256,26 @@ fn lay_out<'s>(
     }))
 }
 
+/// Calls `f` with each routine of `routines` laid out (its index too); those that cannot be
+/// are said on `err` and skipped (`cuts` as [`write`]'s).
+fn each_laid(
+    err: &mut dyn Write,
+    routines: &[ListedRoutine],
+    values: &AddressValues,
+    cuts: &[Option<u64>],
+    mut f: impl FnMut(usize, &ListedRoutine, &Laid<'_>) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut sources = Sources::default();
+    for (i, r) in routines.iter().enumerate() {
+        crate::cancel::check()?;
+        let cut = cuts.get(i).copied().flatten();
+        if let Some(laid) = lay_out(err, &mut sources, r, values, cut)? {
+            f(i, r, &laid)?;
+        }
+    }
+    Ok(())
+}
+
 /// Writes the listing of each routine; problems (no file name, unreadable source) go to
 /// `err` as pprof prints them, and the routine is skipped. `cuts`, one per routine when
 /// given: the address from which its samples are not counted (`--pprof_quirks`, see
@@ -268,13 +288,7 @@ pub fn write(
     measure: Measure,
     cuts: &[Option<u64>],
 ) -> io::Result<()> {
-    let mut sources = Sources::default();
-    for (i, r) in routines.iter().enumerate() {
-        crate::cancel::check()?;
-        let cut = cuts.get(i).copied().flatten();
-        let Some(laid) = lay_out(err, &mut sources, r, values, cut)? else {
-            continue;
-        };
+    each_laid(err, routines, values, cuts, |_i, r, laid| {
         for h in laid.head(r, measure) {
             writeln!(out, "{h}")?;
         }
@@ -287,8 +301,8 @@ pub fn write(
                 out.write_all(b"---\n")?;
             }
         }
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 /// The style of [`write_html`]'s classes (the web UI has it in its style sheet).
@@ -317,13 +331,7 @@ pub fn write_html(
     cuts: &[Option<u64>],
     insns: &[Vec<Instruction>],
 ) -> io::Result<()> {
-    let mut sources = Sources::default();
-    for (i, r) in routines.iter().enumerate() {
-        crate::cancel::check()?;
-        let cut = cuts.get(i).copied().flatten();
-        let Some(laid) = lay_out(err, &mut sources, r, values, cut)? else {
-            continue;
-        };
+    each_laid(err, routines, values, cuts, |i, r, laid| {
         let insns = insns.get(i).map_or(&[][..], |v| &v[..]);
         let (flat, cum) = super::disasm::instruction_values(r, insns, values, false);
         // Each instruction under the line its run is counted on (one in no run: under
@@ -387,8 +395,8 @@ pub fn write_html(
             }
         }
         writeln!(out, "</div>")?;
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 #[cfg(test)]
