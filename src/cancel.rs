@@ -53,6 +53,20 @@ pub fn with_token<R>(token: Arc<AtomicBool>, f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// This thread's own request to stop, if it has one: for [`with`] on the threads its work
+/// starts, so that they stop with it.
+pub fn token() -> Option<Arc<AtomicBool>> {
+    HERE.with(|h| h.borrow().clone())
+}
+
+/// [`with_token`] when there is a token (from [`token`]), else `f` alone.
+pub fn with<R>(token: Option<Arc<AtomicBool>>, f: impl FnOnce() -> R) -> R {
+    match token {
+        Some(t) => with_token(t, f),
+        None => f(),
+    }
+}
+
 /// `Err` (the error the shell prints as "interrupted (Ctrl-C)") once a stop was requested.
 pub fn check() -> std::io::Result<()> {
     if requested() {

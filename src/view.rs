@@ -560,7 +560,7 @@ impl View {
                 };
                 if disasm {
                     let objdump = disasm::objdump_path(self.tools.as_deref())?;
-                    disasm::write(
+                    let failed = disasm::write(
                         &mut buf,
                         &objdump,
                         &routines,
@@ -568,6 +568,9 @@ impl View {
                         measure,
                         self.pprof_quirks,
                     )?;
+                    for f in failed {
+                        msgs.extend_from_slice(format!("Warning: {f}\n").as_bytes());
+                    }
                 } else if self.listing_html {
                     // Only the routines whose source can be listed are disassembled.
                     let listable: Vec<bool> = routines.iter().map(list::listable).collect();
@@ -581,12 +584,18 @@ impl View {
                         .collect();
                     let insns = match disasm::objdump_path(self.tools.as_deref()).and_then(|o| {
                         match too_many {
-                            Some(_) => Ok((Vec::new(), 0)),
+                            Some(_) => Ok(disasm::Disassembly::default()),
                             None => disasm::disassemble_all(&o, &some),
                         }
                     }) {
-                        Ok((insns, _)) => {
-                            let mut each = insns.into_iter();
+                        Ok(done) => {
+                            for f in &done.failed {
+                                msgs.extend_from_slice(
+                                    format!("Warning: no instructions under the source lines of some routines: {f}\n")
+                                        .as_bytes(),
+                                );
+                            }
+                            let mut each = done.routines.into_iter();
                             listable
                                 .iter()
                                 .map(|&l| {

@@ -107,11 +107,9 @@ const MAX_RUNS_AT_ONCE: usize = 8;
 /// see [`disassemble_group`]. Otherwise (no line table for its first bytes, a place with a
 /// discriminator, which pprof does not read as a place, its start inside an instruction,
 /// its end at no symbol) the routine is run alone. The runs go on every core. Also says
-/// how many runs it made.
-pub fn disassemble_all(
-    program: &Path,
-    routines: &[ListedRoutine],
-) -> Result<(Vec<Vec<Instruction>>, usize)> {
+/// how many runs it made and what failed (see [`Disassembly`]). A web request's cancel
+/// token ([`crate::cancel`]) reaches the threads that run objdump.
+pub fn disassemble_all(program: &Path, routines: &[ListedRoutine]) -> Result<Disassembly> {
     // Groups of routine indexes, by file and address.
     let mut order: Vec<usize> = (0..routines.len()).collect();
     order.sort_by(|&a, &b| {
@@ -141,6 +139,8 @@ pub fn disassemble_all(
     let mut done: Vec<Option<Vec<Instruction>>> = vec![None; routines.len()];
     let next = std::sync::atomic::AtomicUsize::new(0);
     let runs = std::sync::atomic::AtomicUsize::new(0);
+    let failed = std::sync::Mutex::new(std::collections::BTreeSet::new());
+    let token = crate::cancel::token();
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(MAX_RUNS_AT_ONCE)
@@ -149,18 +149,31 @@ pub fn disassemble_all(
     let results: Vec<Result<Disassembled>> = std::thread::scope(|sc| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
-                sc.spawn(|| -> Result<Disassembled> {
-                    let mut out = Vec::new();
-                    loop {
-                        let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(g) = groups.get(k) else { break };
-                        // Ctrl-C in the shell stops the listing.
-                        crate::cancel::check().map_err(crate::session::io_err)?;
-                        let (insns, n) = disassemble_group(program, routines, g)?;
-                        runs.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
-                        out.extend(insns);
-                    }
-                    Ok(out)
+                let token = token.clone();
+                let (next, runs, failed, groups) = (&next, &runs, &failed, &groups);
+                sc.spawn(move || -> Result<Disassembled> {
+                    crate::cancel::with(token, || {
+                        let mut out = Vec::new();
+                        loop {
+                            let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some(g) = groups.get(k) else { break };
+                            // Ctrl-C in the shell, a web client gone: the listing stops.
+                            crate::cancel::check().map_err(crate::session::io_err)?;
+                            let (insns, n) = match disassemble_group(program, routines, g) {
+                                Ok(done) => done,
+                                Err(Failed::Cannot(e)) => return Err(e),
+                                Err(Failed::Said(why)) => {
+                                    if let Ok(mut f) = failed.lock() {
+                                        f.insert(why);
+                                    }
+                                    (Vec::new(), 1)
+                                }
+                            };
+                            runs.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+                            out.extend(insns);
+                        }
+                        Ok(out)
+                    })
                 })
             })
             .collect();
@@ -177,10 +190,37 @@ pub fn disassemble_all(
             done[i] = Some(insns);
         }
     }
-    Ok((
-        done.into_iter().map(Option::unwrap_or_default).collect(),
-        runs.into_inner(),
-    ))
+    Ok(Disassembly {
+        routines: done.into_iter().map(Option::unwrap_or_default).collect(),
+        runs: runs.into_inner(),
+        failed: failed
+            .into_inner()
+            .map(|f| f.into_iter().collect())
+            .unwrap_or_default(),
+    })
+}
+
+/// What [`disassemble_all`] gives.
+#[derive(Debug, Default)]
+pub struct Disassembly {
+    /// The instructions of each routine, in the order given (none for a routine objdump
+    /// failed on).
+    pub routines: Vec<Vec<Instruction>>,
+    /// How many runs of objdump were made.
+    pub runs: usize,
+    /// What objdump said when it failed (a file of another architecture than the one it
+    /// was built for, a file replaced since), once each, as warnings to print: pprof lets
+    /// objdump's messages through.
+    pub failed: Vec<String>,
+}
+
+/// Why objdump gave no instructions.
+#[derive(Debug)]
+enum Failed {
+    /// It could not be run: the mode fails.
+    Cannot(Error),
+    /// It failed on a file: the message to print as a warning.
+    Said(String),
 }
 
 /// The instructions of the routines `g` (indexes into `routines`, one file, in address
@@ -189,8 +229,8 @@ fn disassemble_group(
     program: &Path,
     routines: &[ListedRoutine],
     g: &[usize],
-) -> Result<(Disassembled, usize)> {
-    let alone = |i: usize| -> Result<(usize, Vec<Instruction>)> {
+) -> std::result::Result<(Disassembled, usize), Failed> {
+    let alone = |i: usize| -> std::result::Result<(usize, Vec<Instruction>), Failed> {
         Ok((i, parse_objdump(&objdump(program, &routines[i])?)))
     };
     if let [i] = g {
@@ -207,7 +247,7 @@ fn disassemble_group(
         let out = g
             .iter()
             .map(|&i| alone(i))
-            .collect::<Result<Disassembled>>()?;
+            .collect::<std::result::Result<Disassembled, Failed>>()?;
         return Ok((out, 1 + g.len()));
     }
     let mut out = Vec::with_capacity(g.len());
@@ -355,12 +395,17 @@ pub fn objdump_path(tools: Option<&str>) -> Result<PathBuf> {
 }
 
 /// Runs objdump over `r`'s bytes.
-fn objdump(program: &Path, r: &ListedRoutine) -> Result<String> {
+fn objdump(program: &Path, r: &ListedRoutine) -> std::result::Result<String, Failed> {
     objdump_range(program, &r.file, r.vmas)
 }
 
-/// Runs objdump over the file addresses `[vmas.0, vmas.1)` of `file`.
-fn objdump_range(program: &Path, file: &Path, vmas: (u64, u64)) -> Result<String> {
+/// Runs objdump over the file addresses `[vmas.0, vmas.1)` of `file`: its output, or why
+/// there is none (it could not be run, or it failed: its first message).
+fn objdump_range(
+    program: &Path,
+    file: &Path,
+    vmas: (u64, u64),
+) -> std::result::Result<String, Failed> {
     let out = Command::new(program)
         .arg("-C")
         .arg("-d")
@@ -370,22 +415,42 @@ fn objdump_range(program: &Path, file: &Path, vmas: (u64, u64)) -> Result<String
         .arg(format!("--stop-address=0x{:x}", vmas.1))
         .arg(file)
         .stdin(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .output()
         .map_err(|e| {
-            if e.kind() == io::ErrorKind::NotFound && program == Path::new("objdump") {
-                Error::internal(
-                    "cannot run objdump: not found; --disasm needs objdump: install the Debian package binutils",
-                )
-            } else if e.kind() == io::ErrorKind::NotFound {
-                Error::internal(format!(
-                    "cannot run {}, which --tools (or $PPROF_TOOLS) names: not found",
-                    program.display()
-                ))
-            } else {
-                Error::internal(format!("cannot run {}: {e}", program.display()))
-            }
+            Failed::Cannot(
+                if e.kind() == io::ErrorKind::NotFound && program == Path::new("objdump") {
+                    Error::internal(
+                        "cannot run objdump: not found; --disasm needs objdump: install the Debian package binutils",
+                    )
+                } else if e.kind() == io::ErrorKind::NotFound {
+                    Error::internal(format!(
+                        "cannot run {}, which --tools (or $PPROF_TOOLS) names: not found",
+                        program.display()
+                    ))
+                } else {
+                    Error::internal(format!("cannot run {}: {e}", program.display()))
+                },
+            )
         })?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        let said = err
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .map(|l| l.strip_prefix("objdump: ").unwrap_or(l))
+            .unwrap_or("no message");
+        let status = out.status.code().map_or_else(
+            || "killed by a signal".to_string(),
+            |c| format!("exit status {c}"),
+        );
+        return Err(Failed::Said(format!(
+            "{} failed on {} ({status}): {said}; its routines show no instructions",
+            program.display(),
+            file.display()
+        )));
+    }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
@@ -404,7 +469,9 @@ pub fn pprof_list_cut(objdump_program: &Path, r: &ListedRoutine) -> Option<u64> 
     Some(start.max(r.vmas.1))
 }
 
-/// Writes the disassembly of each routine; `quirks` as [`write_routine`]'s.
+/// Writes the disassembly of each routine; `quirks` as [`write_routine`]'s. Returns what
+/// objdump said where it failed (see [`Disassembly::failed`]): the routines of those files
+/// are written without instructions.
 pub fn write(
     out: &mut dyn Write,
     objdump_program: &Path,
@@ -412,17 +479,17 @@ pub fn write(
     values: &AddressValues,
     measure: Measure,
     quirks: bool,
-) -> Result<()> {
+) -> Result<Vec<String>> {
     let io = |e: io::Error| Error::internal(format!("write: {e}"));
     let total = crate::units::sum(values.flat.values());
     let mut sources: HashMap<String, Option<Source>> = HashMap::new();
-    let (all, _) = disassemble_all(objdump_program, routines)?;
-    for (r, insns) in routines.iter().zip(all) {
+    let all = disassemble_all(objdump_program, routines)?;
+    for (r, insns) in routines.iter().zip(all.routines) {
         // Ctrl-C in the shell stops the listing between routines.
         crate::cancel::check().map_err(crate::session::io_err)?;
         write_routine(out, r, &insns, values, measure, total, quirks, &mut sources).map_err(io)?;
     }
-    Ok(())
+    Ok(all.failed)
 }
 
 /// pprof's `PrintDisassembledFunction` of one routine, given objdump's instructions. With
@@ -637,7 +704,12 @@ mod tests {
                     delta: 0,
                 })
                 .collect();
-            let (together, runs) = disassemble_all(objdump, &routines).unwrap();
+            let Disassembly {
+                routines: together,
+                runs,
+                failed,
+            } = disassemble_all(objdump, &routines).unwrap();
+            assert_eq!(failed, Vec::<String>::new());
             eprintln!(
                 "{}: {runs} runs for {} routines",
                 file.display(),
@@ -694,7 +766,11 @@ mod tests {
             )
             .unwrap();
             std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
-            let (got, n) = disassemble_all(&fake, &routines).unwrap();
+            let Disassembly {
+                routines: got,
+                runs: n,
+                ..
+            } = disassemble_all(&fake, &routines).unwrap();
             assert_eq!(n, runs, "symbol at the end: {symbol_at_end}");
             for (r, got) in routines.iter().zip(&got) {
                 let alone = parse_objdump(&objdump_run(&fake, r));
@@ -705,8 +781,64 @@ mod tests {
         }
     }
 
+    /// objdump failing on a file (here as on a file of another architecture) is said once
+    /// per file, its routines left without instructions, the others' kept; objdump that
+    /// cannot be run fails the mode.
+    #[test]
+    fn objdump_failing_on_a_file_is_said() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/fake-objdump");
+        std::fs::create_dir_all(&dir).unwrap();
+        let fake = dir.join("objdump-failing");
+        std::fs::write(
+            &fake,
+            "#!/bin/sh
+case \"$7\" in
+             *arm*) echo \"objdump: can't disassemble for architecture UNKNOWN!\" >&2; echo; exit 1 ;;
+             *) printf '/s/a.c:1\\n    1000:\\tret\\n' ;;
+             esac
+",
+        )
+        .unwrap();
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let routine = |file: &str, lo: u64| ListedRoutine {
+            short: "r".into(),
+            runs: Vec::new(),
+            file: dir.join(file),
+            vmas: (lo, lo + 0x10),
+            delta: 0,
+        };
+        // Two routines of the failing file far apart (two runs), one of the other.
+        let routines = [
+            routine("arm", 0x1000),
+            routine("x86", 0x1000),
+            routine("arm", 0x100000),
+        ];
+        let done = disassemble_all(&fake, &routines).unwrap();
+        assert_eq!(
+            done.failed,
+            vec![format!(
+                "{} failed on {} (exit status 1): can't disassemble for architecture UNKNOWN!; \
+                 its routines show no instructions",
+                fake.display(),
+                dir.join("arm").display()
+            )]
+        );
+        assert_eq!(done.routines[0], Vec::new());
+        assert_eq!(done.routines[1].len(), 1);
+        assert_eq!(done.routines[2], Vec::new());
+        assert!(disassemble_all(&dir.join("no-such-objdump"), &routines).is_err());
+        // A web request's token, set (its client gone), stops the threads running objdump.
+        let gone = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let stopped = crate::cancel::with_token(gone, || disassemble_all(&fake, &routines));
+        assert!(stopped.is_err_and(|e| e.to_string().contains("interrupted")));
+    }
+
     fn objdump_run(objdump: &Path, r: &ListedRoutine) -> String {
-        super::objdump(objdump, r).unwrap()
+        match super::objdump(objdump, r) {
+            Ok(text) => text,
+            Err(e) => panic!("{e:?}"),
+        }
     }
 
     #[test]
