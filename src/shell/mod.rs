@@ -25,6 +25,12 @@ use crate::session::{ContentionValue, HeapValue, Session, Value};
 use crate::view::{Command, View};
 use commands::{COMMANDS, GRANULARITIES, Line, OPTIONS, Request, Verb};
 
+/// The most routines `weblist`'s page shows the instructions of (a click on a line opens
+/// them; the terminal is told when there are more): objdump takes about 20 ms a routine of
+/// a big program, and a broad expression matches thousands (the large test program's
+/// `weblist lg::m0`: 26 s and 245 MB with all of them).
+pub const WEBLIST_DISASSEMBLED: usize = 100;
+
 /// Where the shell's lines come from.
 pub trait Input {
     /// The next line, without its end; `None` at the end of input.
@@ -410,6 +416,7 @@ impl Shell {
                 v.granularity = Granularity::Addresses;
                 v.routines = r.routines.clone();
                 v.listing_html = verb == Verb::Weblist;
+                v.max_disassembled = Some(WEBLIST_DISASSEMBLED);
                 v.command = Some(Command {
                     focus: None,
                     ignore: r.ignore.clone(),
