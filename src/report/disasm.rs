@@ -400,7 +400,8 @@ fn objdump(program: &Path, r: &ListedRoutine) -> std::result::Result<String, Fai
 }
 
 /// Runs objdump over the file addresses `[vmas.0, vmas.1)` of `file`: its output, or why
-/// there is none (it could not be run, or it failed: its first message).
+/// there is none (it could not be run, or it failed without instructions: its first
+/// message).
 fn objdump_range(
     program: &Path,
     file: &Path,
@@ -433,7 +434,10 @@ fn objdump_range(
                 },
             )
         })?;
-    if !out.status.success() {
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    // (A failure after instructions, such as an error reading the line tables, leaves them
+    // as pprof shows them.)
+    if !out.status.success() && !text.lines().any(|l| instruction_line(l).is_some()) {
         let err = String::from_utf8_lossy(&out.stderr);
         let said = err
             .lines()
@@ -451,7 +455,7 @@ fn objdump_range(
             file.display()
         )));
     }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    Ok(text)
 }
 
 /// Where `--list --pprof_quirks` stops counting `r`'s samples (an absolute address), when
@@ -782,8 +786,8 @@ mod tests {
     }
 
     /// objdump failing on a file (here as on a file of another architecture) is said once
-    /// per file, its routines left without instructions, the others' kept; objdump that
-    /// cannot be run fails the mode.
+    /// per file, its routines left without instructions, the others' kept (and those of a
+    /// run that failed after printing them); objdump that cannot be run fails the mode.
     #[test]
     fn objdump_failing_on_a_file_is_said() {
         use std::os::unix::fs::PermissionsExt;
@@ -792,12 +796,14 @@ mod tests {
         let fake = dir.join("objdump-failing");
         std::fs::write(
             &fake,
-            "#!/bin/sh
-case \"$7\" in
-             *arm*) echo \"objdump: can't disassemble for architecture UNKNOWN!\" >&2; echo; exit 1 ;;
-             *) printf '/s/a.c:1\\n    1000:\\tret\\n' ;;
-             esac
-",
+            concat!(
+                "#!/bin/sh\n",
+                "case \"$7\" in\n",
+                "*arm*) echo \"objdump: can't disassemble for architecture UNKNOWN!\" >&2; echo; exit 1 ;;\n",
+                "*partial*) printf '    1000:\\tret\\n'; echo 'objdump: DWARF error' >&2; exit 1 ;;\n",
+                "*) printf '/s/a.c:1\\n    1000:\\tret\\n' ;;\n",
+                "esac\n",
+            ),
         )
         .unwrap();
         std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -813,6 +819,7 @@ case \"$7\" in
             routine("arm", 0x1000),
             routine("x86", 0x1000),
             routine("arm", 0x100000),
+            routine("partial", 0x1000),
         ];
         let done = disassemble_all(&fake, &routines).unwrap();
         assert_eq!(
@@ -827,6 +834,8 @@ case \"$7\" in
         assert_eq!(done.routines[0], Vec::new());
         assert_eq!(done.routines[1].len(), 1);
         assert_eq!(done.routines[2], Vec::new());
+        // A failure after instructions keeps them.
+        assert_eq!(done.routines[3].len(), 1);
         assert!(disassemble_all(&dir.join("no-such-objdump"), &routines).is_err());
         // A web request's token, set (its client gone), stops the threads running objdump.
         let gone = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
