@@ -1549,8 +1549,23 @@ fn requests_that_are_too_big_or_not_ours_are_refused() {
     let body =
         format!("POST /ui/fetch HTTP/1.1\r\nHost: {host}\r\nContent-Length: 10000000\r\n\r\n");
     assert!(raw(&s, body.as_bytes()).starts_with("HTTP/1.1 413 "));
-    let put = format!("PUT /ui/text HTTP/1.1\r\nHost: {host}\r\nContent-Length: 0\r\n\r\n");
-    assert!(raw(&s, put.as_bytes()).starts_with("HTTP/1.1 405 "));
+    // A page answers a method it does not take with the same Allow, whatever the method.
+    let allow = |a: &str| {
+        a.lines()
+            .find_map(|l| l.strip_prefix("Allow: "))
+            .map(str::to_string)
+    };
+    for (method, path, allowed) in [
+        ("PUT", "/ui/text", "GET, HEAD"),
+        ("POST", "/ui/text", "GET, HEAD"),
+        ("DELETE", "/ui/fetch", "POST"),
+        ("GET", "/ui/fetch", "POST"),
+    ] {
+        let r = format!("{method} {path} HTTP/1.1\r\nHost: {host}\r\nContent-Length: 0\r\n\r\n");
+        let a = raw(&s, r.as_bytes());
+        assert!(a.starts_with("HTTP/1.1 405 "), "{method} {path}: {a}");
+        assert_eq!(allow(&a).as_deref(), Some(allowed), "{method} {path}: {a}");
+    }
     let rebinding = "GET /ui/text HTTP/1.1\r\nHost: attacker.example:80\r\n\r\n";
     let a = raw(&s, rebinding.as_bytes());
     assert!(a.starts_with("HTTP/1.1 403 "), "{a}");
@@ -1565,6 +1580,29 @@ fn requests_that_are_too_big_or_not_ours_are_refused() {
     assert!(raw(&s, old.as_bytes()).starts_with("HTTP/1.1 200 "));
     let ok = format!("GET /ui/text?view={H3} HTTP/1.1\r\nHost: localhost\r\n\r\n");
     assert!(raw(&s, ok.as_bytes()).starts_with("HTTP/1.1 200 "));
+    // Lines ended by a bare LF (RFC 9112 2.2), and the absolute form of the target (3.2.2),
+    // are requests; the host named in the target is the one checked.
+    let lf = format!("GET /ui/text?view={H3} HTTP/1.1\nHost: localhost\n\n");
+    let a = raw(&s, lf.as_bytes());
+    assert!(a.starts_with("HTTP/1.1 200 "), "{}", &a[..a.len().min(200)]);
+    let absolute = format!("GET http://{host}/ui/text?view={H3} HTTP/1.1\r\nHost: x\r\n\r\n");
+    let a = raw(&s, absolute.as_bytes());
+    assert!(a.starts_with("HTTP/1.1 200 "), "{}", &a[..a.len().min(200)]);
+    let elsewhere = "GET http://attacker.example/ui/text HTTP/1.1\r\nHost: localhost\r\n\r\n";
+    let a = raw(&s, elsewhere.as_bytes());
+    assert!(a.starts_with("HTTP/1.1 403 "), "{a}");
+    // A TLS handshake on this plain port is refused at once (not as too slow after the
+    // deadline: the handshake never ends a request head).
+    let hello = [
+        0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03,
+    ];
+    let a = raw(&s, &hello);
+    assert!(a.starts_with("HTTP/1.1 400 "), "{a}");
+    // What a request sent comes back in an error with its control characters escaped.
+    let nul = format!("GET /ui/text?view={H3}%00 HTTP/1.1\r\nHost: {host}\r\n\r\n");
+    let a = raw(&s, nul.as_bytes());
+    assert!(a.starts_with("HTTP/1.1 404 "), "{a}");
+    assert!(!a.contains('\0') && a.contains("\\u{0}"), "{a:?}");
     assert_eq!(post(&format!("{}/ui/text", s.url)).status, 405);
     // No remote source here: nothing to fetch.
     let f = post(&format!("{}/ui/fetch", s.url));

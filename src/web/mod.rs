@@ -729,7 +729,7 @@ impl Ui {
     fn fetch(&self, req: &Request) -> Response {
         if req.method != "POST" {
             return Response::text(405, "rpprof: fetch a new profile with POST")
-                .with_header("Allow", "POST");
+                .with_header("Allow", server::Handler::allow(self, &req.path));
         }
         // A page of another site may not make this server fetch.
         if let (Some(origin), Some(host)) = (req.header("origin"), req.header("host"))
@@ -773,6 +773,14 @@ impl Ui {
 }
 
 impl server::Handler for Ui {
+    fn allow(&self, path: &str) -> &'static str {
+        if path == "/ui/fetch" {
+            "POST"
+        } else {
+            "GET, HEAD"
+        }
+    }
+
     fn handle(&self, req: &Request) -> Response {
         let path = req.path.as_str();
         if path == "/" || path == "/ui" {
@@ -791,7 +799,8 @@ impl server::Handler for Ui {
             return Response::text(404, "rpprof: no such page (the pages are under /ui/)");
         };
         if req.method == "POST" && page != "fetch" {
-            return Response::text(405, "rpprof: use GET").with_header("Allow", "GET, HEAD");
+            return Response::text(405, "rpprof: use GET or HEAD")
+                .with_header("Allow", server::Handler::allow(self, path));
         }
         match page {
             "text" => self.plain(req, Mode::Text),

@@ -71,7 +71,16 @@ impl Response {
 
     /// A one-line plain-text answer (errors).
     pub fn text(status: u16, line: &str) -> Response {
-        let mut body = line.replace(['\r', '\n'], " ");
+        // (What a request sent, echoed in an error: its control characters escaped.)
+        let mut body = String::with_capacity(line.len() + 1);
+        for c in line.chars() {
+            match c {
+                '\r' | '\n' => body.push(' '),
+                '\t' => body.push('\t'),
+                c if c.is_control() => body.extend(c.escape_default()),
+                c => body.push(c),
+            }
+        }
         body.push('\n');
         Response::new(status, "text/plain; charset=utf-8", body)
     }
@@ -87,6 +96,11 @@ impl Response {
 pub trait Handler: Send + Sync {
     /// The answer to `req`.
     fn handle(&self, req: &Request) -> Response;
+
+    /// The methods the page at `path` answers, for a 405's `Allow` header.
+    fn allow(&self, _path: &str) -> &'static str {
+        "GET, HEAD, POST"
+    }
 }
 
 /// The server's limits.
@@ -253,7 +267,18 @@ fn read_request(
         }
         match stream.read(&mut chunk) {
             Ok(0) => return Err(None),
-            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Ok(n) => {
+                buf.extend_from_slice(&chunk[..n]);
+                // What cannot begin a request (a TLS handshake on this plain port, binary
+                // bytes) is refused at once, not when the deadline passes. (Looked at in
+                // its first KB: a client sending a byte at a time costs little.)
+                if buf.len() <= 1024 && find_head_end(&buf).is_none() && !could_be_head(&buf) {
+                    return Err(Some((
+                        400,
+                        "bad request (not HTTP: https:// to an http:// server?)",
+                    )));
+                }
+            }
             Err(e)
                 if matches!(
                     e.kind(),
@@ -283,7 +308,21 @@ fn read_request(
         return Err(Some((505, "only HTTP/1.0 and HTTP/1.1")));
     }
     let method = parsed.method.unwrap_or("").to_string();
-    let target = parsed.path.unwrap_or("");
+    let mut target = parsed.path.unwrap_or("");
+    // RFC 9112 3.2.2: the absolute form (`GET http://host:port/ui/ HTTP/1.1`, as sent to a
+    // proxy) names the host in the URL, which the server then takes over the Host header.
+    let mut authority = None;
+    if let Some(rest) = target
+        .strip_prefix("http://")
+        .or_else(|| target.strip_prefix("HTTP://"))
+    {
+        let end = rest.find(['/', '?']).unwrap_or(rest.len());
+        authority = Some(&rest[..end]);
+        target = &rest[end..];
+        if !target.starts_with('/') {
+            return Err(Some((400, "bad request target")));
+        }
+    }
     let (path, query) = match target.split_once('?') {
         Some((p, q)) => (p.to_string(), q.to_string()),
         None => (target.to_string(), String::new()),
@@ -300,6 +339,10 @@ fn read_request(
     let hosts = hs.iter().filter(|(n, _)| n == "host").count();
     if hosts > 1 || (hosts == 0 && parsed.version == Some(1)) {
         return Err(Some((400, "a request names its host in one Host header")));
+    }
+    if let Some(a) = authority {
+        hs.retain(|(n, _)| n != "host");
+        hs.push(("host".to_string(), a.to_string()));
     }
     let mut req = Request {
         method,
@@ -339,6 +382,16 @@ fn read_request(
     Ok(req)
 }
 
+/// Whether `buf`, a request head not yet ended, can still become one: its bytes so far
+/// parse as the start of a request.
+fn could_be_head(buf: &[u8]) -> bool {
+    let mut headers = [httparse::EMPTY_HEADER; 64];
+    !matches!(
+        httparse::Request::new(&mut headers).parse(buf),
+        Err(e) if e != httparse::Error::TooManyHeaders
+    )
+}
+
 /// The answer to a request head past `max` bytes: 414 when its first line (the URL) is, 431
 /// when its headers are.
 fn too_large(head: &[u8], max: usize) -> (u16, &'static str) {
@@ -348,9 +401,15 @@ fn too_large(head: &[u8], max: usize) -> (u16, &'static str) {
     }
 }
 
-/// The end of the request head (after `\r\n\r\n`), if it has arrived.
+/// The end of the request head (after the empty line that ends it: `\r\n\r\n`, or with a
+/// bare `\n` for either line end, which RFC 9112 2.2 lets a server accept), if it has
+/// arrived.
 fn find_head_end(buf: &[u8]) -> Option<usize> {
-    buf.windows(4).position(|w| w == b"\r\n\r\n").map(|i| i + 4)
+    memchr::memchr_iter(b'\n', buf).find_map(|i| match &buf[i + 1..] {
+        [b'\n', ..] => Some(i + 2),
+        [b'\r', b'\n', ..] => Some(i + 3),
+        _ => None,
+    })
 }
 
 /// Serves one connection.
@@ -383,7 +442,9 @@ fn serve_connection(
     let resp = if let Some(why) = access.refuse(&peer, req.header("host")) {
         Response::text(403, why)
     } else if !matches!(req.method.as_str(), "GET" | "HEAD" | "POST") {
-        Response::text(405, "only GET, HEAD and POST").with_header("Allow", "GET, HEAD, POST")
+        let allow = handler.allow(&req.path);
+        Response::text(405, &format!("use {}", allow.replace(", ", " or ")))
+            .with_header("Allow", allow)
     } else {
         // A handler that panics costs its own request only; one whose client has gone
         // stops where it looks (`crate::cancel`: listings, between routines).
