@@ -1356,6 +1356,35 @@ fn a_dump_copied_into_a_watched_folder_joins_the_history() {
     );
 }
 
+/// A dump a watched glob names that is empty when seen is said to be skipped; once it is
+/// written, it joins, and the pages stop saying that it was skipped.
+#[test]
+fn a_dump_skipped_then_written_is_no_longer_said_skipped() {
+    let t = scratch("skipped");
+    let dumps = t.join("dumps");
+    std::fs::create_dir(&dumps).unwrap();
+    let src = case("t-heap");
+    copy_at(&src.join(H1), &dumps.join(H1), 0);
+    let prog = src.join("theap");
+    let s = web::start(
+        &t,
+        &[prog.to_str().unwrap(), "dumps/theap.hprof.*.heap"],
+        &[],
+    );
+    wait_for(&s, H1, true);
+    std::fs::File::create(dumps.join(H3)).unwrap();
+    let skipped = format!("skipping {}: empty", Path::new("dumps").join(H3).display());
+    let page = || get(&format!("{}/ui/top?view={H1}", s.url)).text();
+    eventually("the empty dump said to be skipped", || {
+        page().contains(&skipped)
+    });
+    std::fs::write(dumps.join(H3), std::fs::read(src.join(H3)).unwrap()).unwrap();
+    wait_for(&s, H3, true);
+    let after = page();
+    assert!(!after.contains(&skipped), "{after}");
+    assert!(after.contains(&format!("New profile: {H3}")), "{after}");
+}
+
 #[test]
 fn a_quoted_glob_is_watched_and_the_oldest_dumps_let_go() {
     let t = scratch("glob");

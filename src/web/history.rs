@@ -666,6 +666,16 @@ impl History {
         }
     }
 
+    /// Drops the messages saying that the file at `path` was skipped: it has joined since
+    /// (a dump that was empty or half written when first seen), and the pages would go on
+    /// saying it was skipped.
+    fn forget_skips(&self, path: &Path) {
+        let skipped = format!("rpprof: skipping {}:", path.display());
+        if let Ok(mut s) = self.status.lock() {
+            s.messages.retain(|m| !m.starts_with(&skipped));
+        }
+    }
+
     fn say(&self, msg: String, err: &mut dyn Write) {
         let _ = writeln!(err, "{msg}");
         if let Ok(mut s) = self.status.lock() {
@@ -987,7 +997,12 @@ impl History {
             .map(|n| (n.loaded.path.clone(), n.replace))
             .collect();
         match self.add(loaded, 0, err) {
-            Ok(names) => self.say_added(&names, "", err),
+            Ok(names) => {
+                for (path, _) in &paths {
+                    self.forget_skips(path);
+                }
+                self.say_added(&names, "", err);
+            }
             // One that does not fit must not keep the others out: each is tried alone.
             Err(_) if several => {
                 for (path, replace) in paths {
@@ -1005,7 +1020,10 @@ impl History {
                         self.add(vec![new], 0, err)
                     });
                     match one {
-                        Ok(names) => self.say_added(&names, "", err),
+                        Ok(names) => {
+                            self.forget_skips(&path);
+                            self.say_added(&names, "", err);
+                        }
                         Err(e) => {
                             if let Some(s) = seen.get_mut(&path) {
                                 s.state = SeenState::Failed;
