@@ -201,7 +201,8 @@ pub fn run_with_input(
                 std::io::Error::from(std::io::ErrorKind::NotFound),
             ));
         }
-        let sym_opts = opts.load_options().symbol_options(16);
+        let mut sym_opts = opts.load_options().symbol_options(16);
+        sym_opts.symbols_input = true;
         let mut warnings = Vec::new();
         let mut buf = Vec::new();
         symbols::write(&mut buf, &program, input, &sym_opts, &mut warnings).map_err(io_err)?;

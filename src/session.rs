@@ -121,6 +121,7 @@ impl LoadOptions {
             nearest_symbol: self.pprof_quirks,
             pprof_routines_only: self.pprof_quirks,
             cache: self.cache.clone().map(symbolize::cache::Cache::new),
+            symbols_input: false,
         }
     }
 }

@@ -669,6 +669,32 @@ fn symbols_names_addresses_from_standard_input() {
         "tdata::store::Slab::take\none_round\nmain\n_start\ntdata::render::paint\n__abi_tag\n"
     );
 
+    // Without map lines, addresses are the program file's; one in no function (padding
+    // after a function) is said to be so, not to be from a profile cut short.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rpprof"))
+        .arg("--symbols")
+        .arg(case.join("theap"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"0x22a5\n0x2645\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(text(&out.stdout), "main\ntheap+0x2645\n");
+    let err = text(&out.stderr);
+    assert!(
+        err.starts_with("Warning: 1 address (0x2645) lies in no function of ")
+            && err.contains("the input has no memory map")
+            && !err.contains("profile"),
+        "{err}"
+    );
+
     // A program that does not exist is an error, before anything is read.
     let out = Command::new(env!("CARGO_BIN_EXE_rpprof"))
         .args(["--symbols", "/nonexistent/prog"])

@@ -841,6 +841,16 @@ impl Local {
         if unnamed.is_empty() {
             return;
         }
+        if self.mappings.is_empty() && self.opts.symbols_input {
+            warnings.push(format!(
+                "Warning: {} ({}) {} in no function of {}, read as addresses in the file: the input has no memory map (lines of the process's /proc/<pid>/maps among the addresses) to place addresses in the process or its libraries",
+                plural(unnamed.len(), "address", "addresses"),
+                some_addresses(unnamed),
+                if unnamed.len() == 1 { "lies" } else { "lie" },
+                self.prog.display()
+            ));
+            return;
+        }
         if self.mappings.is_empty() {
             let pie = Elf::open(&self.prog)
                 .ok()

@@ -310,6 +310,8 @@ pub struct Options {
     pub pprof_routines_only: bool,
     /// Where what was resolved is kept across runs ([`cache`]); `None`: not kept.
     pub cache: Option<cache::Cache>,
+    /// The addresses are `--symbols`' input, not a profile's: warnings speak of it.
+    pub symbols_input: bool,
 }
 
 #[cfg(test)]
