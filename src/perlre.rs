@@ -219,7 +219,8 @@ pub fn unsupported(pattern: &str) -> Option<String> {
                 if let Some(what) = what {
                     return Some(format!("{what} are not supported"));
                 }
-                i += 1;
+                // (Its `?` is no quantifier.)
+                i += 2;
             }
             // A possessive quantifier (`o*+`, `o?+`, `o++`, `o{2}+`): `regex` would read a
             // repetition of the repetition, and match where Perl does not.
@@ -229,6 +230,37 @@ pub fn unsupported(pattern: &str) -> Option<String> {
                     return Some("possessive quantifiers (*+, ++, ?+, {n}+) are not supported (a + that is meant is written \\+)".into());
                 }
                 i += 1;
+            }
+            // A quantifier right after another (`a**`, `a+*`, `a{2}{3}`, `a*??`; the `?`
+            // of a lazy one is its own): Perl refuses it, `regex` would repeat the repetition.
+            b'*' | b'+' | b'?' | b'{' if i > 0 => {
+                let len = match b[i] {
+                    b'{' => match quantifier(&b[i..]) {
+                        Some((n, _)) => n,
+                        None => {
+                            i += 1;
+                            continue;
+                        }
+                    },
+                    _ => 1,
+                };
+                let mut k = i + len;
+                match b.get(k) {
+                    Some(b'+') => {
+                        return Some("possessive quantifiers (*+, ++, ?+, {n}+) are not supported (a + that is meant is written \\+)".into());
+                    }
+                    Some(b'?') => k += 1,
+                    _ => {}
+                }
+                let next = match b.get(k) {
+                    Some(b'*' | b'+' | b'?') => true,
+                    Some(b'{') => quantifier(&b[k..]).is_some(),
+                    _ => false,
+                };
+                if next {
+                    return Some("nested quantifiers (a quantifier right after another, as in a** or x{2}{3}) are not allowed (a * or + that is meant is written \\* or \\+)".into());
+                }
+                i = k;
             }
             b'[' => {
                 let end = class_end(b, i);
@@ -471,6 +503,24 @@ mod tests {
         ] {
             assert_eq!(unsupported(p).as_deref(), Some(why), "{p}");
         }
+        // Perl: "Nested quantifiers in regex".
+        for p in [
+            "a**", "a+*", "a?*", "x{2}{3}", "a*??", "a{2,}*", "a*{2}", "(ab)+?+*",
+        ] {
+            let why = unsupported(p);
+            assert!(
+                why.as_deref().is_some_and(
+                    |w| w.starts_with("nested quantifiers") || w.starts_with("possessive")
+                ),
+                "{p}: {why:?}"
+            );
+        }
+        assert_eq!(
+            unsupported("a**").as_deref(),
+            Some(
+                "nested quantifiers (a quantifier right after another, as in a** or x{2}{3}) are not allowed (a * or + that is meant is written \\* or \\+)"
+            )
+        );
         for p in [
             r"\\k<n>",
             r"[\[:foo:]]",
@@ -486,6 +536,17 @@ mod tests {
             "f{x}+",
             "(?i)grow",
             "(?:a)+",
+            // Lazy quantifiers, a quantified group, a brace that is no quantifier.
+            "a*?b",
+            "a+?",
+            "a??",
+            "a{2,3}?x",
+            "(a*)*",
+            "a*{x}",
+            "(?i)a*",
+            "(?=x)",
+            r"a\*\*",
+            "[*+?]+",
         ] {
             assert_eq!(unsupported(p), None, "{p}");
         }
