@@ -291,7 +291,16 @@ const MODES: &[(&str, Mode)] = &[
 /// True for a name that can stand for `name=value` alone: `alloc_space` for
 /// `sample_index=alloc_space`, `lines` for `granularity=lines` (Go pprof's shortcuts).
 pub fn shortcut(word: &str, sample_types: &[&str]) -> Option<(&'static str, String)> {
-    if sample_types.contains(&word) {
+    // (Another kind of profile's value too: `sample_index=` then says which this one has.)
+    let any_kind = || {
+        use crate::profile::{CONTENTION_TYPES, CPU_TYPES, HEAP_TYPES};
+        HEAP_TYPES
+            .iter()
+            .chain(&CPU_TYPES)
+            .chain(&CONTENTION_TYPES)
+            .any(|t| t.name == word)
+    };
+    if sample_types.contains(&word) || any_kind() {
         return Some(("sample_index", word.to_string()));
     }
     if GRANULARITIES.contains(&word) {
@@ -501,6 +510,14 @@ mod tests {
         assert_eq!(parse("", HEAP), Line::Empty);
         assert_eq!(parse("bogus", HEAP), Line::Unknown("bogus".into()));
         assert_eq!(parse("list5", HEAP), Line::Unknown("list5".into()));
+        // Another kind of profile's value is a setting, which says what this one has.
+        assert_eq!(
+            parse("contentions", HEAP),
+            Line::Set {
+                name: "sample_index".into(),
+                value: "contentions".into()
+            }
+        );
     }
 
     #[test]
