@@ -600,7 +600,9 @@ fn extension(m: Mode) -> &'static str {
 }
 
 fn write_file(path: &Path, data: &[u8]) -> Result<()> {
-    std::fs::write(path, data).map_err(|e| Error::io(path, e))
+    // (Not "No such file", the message for an input: the folder is missing.)
+    std::fs::write(path, data)
+        .map_err(|e| Error::internal(format!("cannot write {}: {e}", path.display())))
 }
 
 fn out_err(e: std::io::Error) -> Error {
