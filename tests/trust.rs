@@ -95,6 +95,45 @@ fn stripped_library_frames_are_not_named_after_a_distant_export() {
     assert!(n.contains(&"secret_nosize".to_string()), "{out}");
 }
 
+/// An address in a stripped library's code past its last symbol (here in `.fini`, past
+/// `secret_digest`) is named by the library and the address in it, as one between symbols
+/// is (it printed as the process's hex address); one past the library's code is hex.
+#[test]
+fn stripped_library_code_past_its_last_symbol_is_named_by_the_library() {
+    use std::io::Write;
+    let lib = dir().join("libtsecret.so");
+    let map = format!(
+        "7f63cdc96000-7f63cdc97000 r--p 00000000 00:00 1 {lib}\n\
+         7f63cdc97000-7f63cdc98000 r-xp 00001000 00:00 1 {lib}\n\
+         7f63cdc98000-7f63cdc99000 r--p 00002000 00:00 1 {lib}\n",
+        lib = lib.display()
+    );
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_rpprof"))
+        .arg("--symbols")
+        .arg(dir().join("ttrust"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(
+            format!("0x7f63cdc97165\n0x7f63cdc971b4\n0x7f63cdc97123\n0x7f63cdc98f00\n{map}")
+                .as_bytes(),
+        )
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "secret_digest\nlibtsecret.so+0x11b4\nlibtsecret.so+0x1123\n0x00007f63cdc98f00\n",
+        "{err}"
+    );
+}
+
 /// Item 2: jemalloc's operator new jumps to newImpl, a static function of the stripped
 /// libjemalloc.so.2. jeprof names it `malloc_usable_size` (the export before it) and charges
 /// it 95.9% of the profile; rpprof drops it with the other allocator frames, so the callers

@@ -35,6 +35,14 @@ impl<'a> Unwind<'a> {
         }
     }
 
+    /// Whether `vma` lies in one of the file's executable sections.
+    pub fn in_code(&self, vma: u64) -> bool {
+        self.elf
+            .section_containing(vma)
+            .and_then(|i| self.elf.sections.get(i))
+            .is_some_and(|s| s.code())
+    }
+
     /// The function range `[start, end)` of the FDE holding `vma`, if any.
     pub fn function_at(&self, vma: u64) -> Option<(u64, u64)> {
         let ranges = self.ranges.get_or_init(|| fde_ranges(self.elf));

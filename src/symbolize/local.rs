@@ -934,9 +934,13 @@ impl Namer<'_> {
                     let full = self.nm.full_with(r, Some(self.memo));
                     (self.nm.short(r, keep), full)
                 }
+                // Past the end of the nearest symbol below (or before the first one, or past
+                // the last one in the file's code): a function the symbol table does not name.
                 Some(_) => {
-                    // Past the end of the nearest symbol below (or before the first one): a
-                    // function the symbol table does not name.
+                    hex = outside_name(&self.file_name, vma);
+                    (&hex, &hex)
+                }
+                None if self.extents.is_some_and(|u| u.in_code(vma)) => {
                     hex = outside_name(&self.file_name, vma);
                     (&hex, &hex)
                 }
