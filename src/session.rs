@@ -721,7 +721,20 @@ impl Session {
                 keep_templates: opts.keep_templates,
             }
             .symbolize(&addrs, &mut warnings);
-            Arc::new(without_no_symbol_marks(table, &names, w))
+            let table = without_no_symbol_marks(table, &names, w);
+            // (What the report's note of unnamed functions points to.)
+            let unnamed = addrs
+                .iter()
+                .filter(|&&a| table.get(a).is_none_or(symbolize::is_unnamed))
+                .count();
+            if unnamed > 0 {
+                warnings.push(format!(
+                    "Warning: {unnamed} {} no name in the symbolized profile's own symbols (named when it was written, by the tool that wrote it): {} as addresses",
+                    if unnamed == 1 { "address has" } else { "addresses have" },
+                    if unnamed == 1 { "it prints" } else { "they print" },
+                ));
+            }
+            Arc::new(table)
         } else {
             match program.as_ref().or(mapped_program.as_ref()) {
                 Some(p) => {

@@ -134,6 +134,37 @@ fn stripped_library_code_past_its_last_symbol_is_named_by_the_library() {
     );
 }
 
+/// A symbolized profile (`--raw`) of a profile with unnamed frames says, when read, that
+/// its own symbols do not name them: the note on the share of unnamed functions points to
+/// the warnings above it, and there was none.
+#[test]
+fn a_symbolized_profile_says_which_addresses_it_does_not_name() {
+    let raw = common::rpprof(
+        &dir(),
+        &[
+            "--raw",
+            "--lib_prefix=.",
+            "./ttrust",
+            "ttrust-stripped.prof",
+        ],
+    );
+    assert_eq!(raw.status.code(), Some(0));
+    let raw = raw.stdout;
+    let file = std::env::temp_dir().join(format!("rpprof-trust-raw-{}", std::process::id()));
+    std::fs::write(&file, raw).unwrap();
+    let (out, err, code) = run(&["--text", file.to_str().unwrap()]);
+    let _ = std::fs::remove_file(&file);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("libtsecret.so+0x1123"), "{out}");
+    let said = err
+        .find("11 addresses have no name in the symbolized profile's own symbols")
+        .expect(&err);
+    let note = err
+        .find("of the total is in functions without a name")
+        .expect(&err);
+    assert!(said < note, "{err}");
+}
+
 /// Item 2: jemalloc's operator new jumps to newImpl, a static function of the stripped
 /// libjemalloc.so.2. jeprof names it `malloc_usable_size` (the export before it) and charges
 /// it 95.9% of the profile; rpprof drops it with the other allocator frames, so the callers
