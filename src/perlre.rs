@@ -204,7 +204,7 @@ pub fn unsupported(pattern: &str) -> Option<String> {
                     }
                     _ => {}
                 }
-                i += 2;
+                i += escape_len(b, i);
             }
             // Perl's group forms `regex` does not have: said by name (`regex` would say
             // "unrecognized flag").
@@ -305,12 +305,31 @@ pub fn unsupported(pattern: &str) -> Option<String> {
 }
 
 /// Whether the `}` at `b[at]` closes a quantifier (`{2}`, `{2,}`, `{,3}`), not a literal
-/// brace.
+/// brace (`\{2}`) or the end of an escape's braces (`\x{41}`).
 fn quantifier_ends_at(b: &[u8], at: usize) -> bool {
     b[..at]
         .iter()
         .rposition(|&c| c == b'{')
-        .is_some_and(|open| quantifier(&b[open..=at]).is_some())
+        .is_some_and(|open| {
+            quantifier(&b[open..=at]).is_some()
+                && !(open >= 1 && b[open - 1] == b'\\')
+                && !(open >= 2
+                    && b[open - 2] == b'\\'
+                    && matches!(b[open - 1], b'x' | b'o' | b'N' | b'p' | b'P'))
+        })
+}
+
+/// The length of the escape at `b[at]` (a `\`): two bytes, or through its braces for those
+/// that take them (`\x{41}`, `\o{101}`, `\N{U+41}`, `\p{L}`, `\P{L}`), whose digits are no
+/// quantifier.
+fn escape_len(b: &[u8], at: usize) -> usize {
+    if matches!(b.get(at + 1), Some(b'x' | b'o' | b'N' | b'p' | b'P'))
+        && b.get(at + 2) == Some(&b'{')
+        && let Some(close) = b[at + 3..].iter().position(|&c| c == b'}')
+    {
+        return 3 + close + 1;
+    }
+    2
 }
 
 /// The POSIX classes Perl knows.
@@ -505,7 +524,15 @@ mod tests {
         }
         // Perl: "Nested quantifiers in regex".
         for p in [
-            "a**", "a+*", "a?*", "x{2}{3}", "a*??", "a{2,}*", "a*{2}", "(ab)+?+*",
+            "a**",
+            "a+*",
+            "a?*",
+            "x{2}{3}",
+            "a*??",
+            "a{2,}*",
+            "a*{2}",
+            "(ab)+?+*",
+            r"\x{41}{2}*",
         ] {
             let why = unsupported(p);
             assert!(
@@ -547,6 +574,14 @@ mod tests {
             "(?=x)",
             r"a\*\*",
             "[*+?]+",
+            // An escape's braces are no quantifier; an escaped brace starts none.
+            r"\x{41}*",
+            r"\x{20}{2}",
+            r"\o{101}*",
+            r"\x{41}+b",
+            r"\p{L}+x",
+            r"a\{2}+",
+            r"\N{U+41}*",
         ] {
             assert_eq!(unsupported(p), None, "{p}");
         }
