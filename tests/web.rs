@@ -1620,6 +1620,11 @@ fn requests_that_are_too_big_or_not_ours_are_refused() {
     let elsewhere = "GET http://attacker.example/ui/text HTTP/1.1\r\nHost: localhost\r\n\r\n";
     let a = raw(&s, elsewhere.as_bytes());
     assert!(a.starts_with("HTTP/1.1 403 "), "{a}");
+    // An authority that is no plain host and port is not read as one.
+    let userinfo =
+        "GET http://localhost:1@attacker.example/ui/ HTTP/1.1\r\nHost: attacker.example\r\n\r\n";
+    let a = raw(&s, userinfo.as_bytes());
+    assert!(a.starts_with("HTTP/1.1 400 "), "{a}");
     // A TLS handshake on this plain port is refused at once (not as too slow after the
     // deadline: the handshake never ends a request head).
     let hello = [
@@ -2309,7 +2314,7 @@ fn a_listing_of_many_routines_is_not_disassembled() {
     let (out, msgs) = render(3);
     assert!(
         msgs.contains(&format!(
-            "{NO_INSTRUCTIONS} for at most 3 routines (10 listed)"
+            "{NO_INSTRUCTIONS} only when at most 3 routines are listed (10 are)"
         )),
         "{msgs}"
     );

@@ -308,24 +308,23 @@ fn read_request(
         return Err(Some((505, "only HTTP/1.0 and HTTP/1.1")));
     }
     let method = parsed.method.unwrap_or("").to_string();
-    let mut target = parsed.path.unwrap_or("");
+    let target = parsed.path.unwrap_or("");
     // RFC 9112 3.2.2: the absolute form (`GET http://host:port/ui/ HTTP/1.1`, as sent to a
     // proxy) names the host in the URL, which the server then takes over the Host header.
-    let mut authority = None;
-    if let Some(rest) = target
-        .strip_prefix("http://")
-        .or_else(|| target.strip_prefix("HTTP://"))
-    {
-        let end = rest.find(['/', '?']).unwrap_or(rest.len());
-        authority = Some(&rest[..end]);
-        target = &rest[end..];
-        if !target.starts_with('/') {
-            return Err(Some((400, "bad request target")));
-        }
-    }
+    let (authority, target) = match absolute_form(target) {
+        Some(Ok((a, t))) => (Some(a), t),
+        Some(Err(())) => return Err(Some((400, "bad request target"))),
+        None => (None, target),
+    };
     let (path, query) = match target.split_once('?') {
         Some((p, q)) => (p.to_string(), q.to_string()),
         None => (target.to_string(), String::new()),
+    };
+    // (`http://host` and `http://host?q` name the root.)
+    let path = if path.is_empty() && authority.is_some() {
+        "/".to_string()
+    } else {
+        path
     };
     let mut hs: Vec<(String, String)> = Vec::with_capacity(parsed.headers.len());
     for h in parsed.headers.iter() {
@@ -380,6 +379,35 @@ fn read_request(
     body.truncate(len);
     req.body = body;
     Ok(req)
+}
+
+/// The authority and the rest of an absolute-form request target (`http://host:port/path`,
+/// the scheme in any case): `None` for another form, `Err` for an authority that is no
+/// plain host and port (empty, with user information, with unbalanced brackets or other
+/// characters no host name has), which the access check must not read.
+fn absolute_form(target: &str) -> Option<std::result::Result<(&str, &str), ()>> {
+    let scheme = target.get(..7)?;
+    if !scheme.eq_ignore_ascii_case("http://") {
+        return None;
+    }
+    let rest = &target[7..];
+    let end = rest.find(['/', '?']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(end);
+    let plain = authority
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b':' | b'[' | b']'));
+    let brackets = match authority.find('[') {
+        None => !authority.contains(']'),
+        Some(0) => authority.find(']').is_some_and(|c| {
+            let after = &authority[c + 1..];
+            after.is_empty() || (after.starts_with(':') && !after[1..].contains([':', '[', ']']))
+        }),
+        Some(_) => false,
+    };
+    if authority.is_empty() || !plain || !brackets {
+        return Some(Err(()));
+    }
+    Some(Ok((authority, tail)))
 }
 
 /// Whether `buf`, a request head not yet ended, can still become one: its bytes so far
@@ -625,6 +653,35 @@ mod tests {
             seen,
             [("/gone".to_string(), true), ("/waits".to_string(), false)]
         );
+    }
+
+    #[test]
+    fn absolute_form_targets() {
+        assert_eq!(
+            absolute_form("http://127.0.0.1:80/ui/x?a=1"),
+            Some(Ok(("127.0.0.1:80", "/ui/x?a=1")))
+        );
+        assert_eq!(
+            absolute_form("HTTP://[::1]:8080/"),
+            Some(Ok(("[::1]:8080", "/")))
+        );
+        assert_eq!(
+            absolute_form("Http://localhost"),
+            Some(Ok(("localhost", "")))
+        );
+        assert_eq!(absolute_form("http://h?q"), Some(Ok(("h", "?q"))));
+        assert_eq!(absolute_form("/ui/"), None);
+        assert_eq!(absolute_form("https://h/"), None);
+        for bad in [
+            "http:///ui/",
+            "http://localhost:1@evil.com/ui/",
+            "http://[::1/ui/",
+            "http://::1]/ui/",
+            "http://[::1]x/",
+            "http://a%2fb/",
+        ] {
+            assert_eq!(absolute_form(bad), Some(Err(())), "{bad}");
+        }
     }
 
     #[test]
