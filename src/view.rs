@@ -621,7 +621,7 @@ impl View {
                     };
                     if let Some(m) = too_many {
                         msgs.extend_from_slice(
-                            format!("{NO_INSTRUCTIONS} for at most {m} routines ({n} listed)\n")
+                            format!("{NO_INSTRUCTIONS} only when at most {m} routines are listed ({n} are)\n")
                                 .as_bytes(),
                         );
                     }
