@@ -26,9 +26,9 @@ use crate::view::{Command, View};
 use commands::{COMMANDS, GRANULARITIES, Line, OPTIONS, Request, Verb};
 
 /// The most routines `weblist`'s page may list for their instructions to be shown (a click
-/// on a line opens them; past that, none, and the terminal is told): objdump takes about 20 ms a routine of
-/// a big program, and a broad expression matches thousands (the large test program's
-/// `weblist lg::m0`: 26 s and 245 MB with all of them).
+/// on a line opens them; past that, none, and the terminal is told): objdump takes about
+/// 20 ms a routine of a big program, and a broad expression matches thousands (the large
+/// test program's `weblist lg::m0`: 26 s and 245 MB with all of them).
 pub const WEBLIST_DISASSEMBLED: usize = 100;
 
 /// Where the shell's lines come from.
