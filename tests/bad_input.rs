@@ -1043,18 +1043,7 @@ fn symbols_mode_on_bad_input() {
         b"\xff\xfe garbage\n",
         b"7f0000000000-7f0000100000 r-xp ffffffffffffffff fe:00 1 /lib/libc.so.6\n0x7f0000000010\n",
     ] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_rpprof"))
-            .args(["--symbols", "theap"])
-            .current_dir(&heap)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(input).unwrap();
-        drop(stdin);
-        let out = child.wait_with_output().unwrap();
+        let out = common::rpprof_with_input(&heap, &["--symbols", "theap"], input);
         check(&out, &format!("--symbols with {input:?}"));
     }
 }

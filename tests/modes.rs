@@ -628,7 +628,6 @@ fn collapsed_and_callgrind_of_the_builders() {
 /// `--pprof_quirks`.
 #[test]
 fn symbols_names_addresses_from_standard_input() {
-    use std::io::Write;
     use std::process::{Command, Stdio};
     let case = common::root().join("testdata").join("t-heap");
     let heap = std::fs::read_to_string(case.join("theap.hprof.0001.heap")).unwrap();
@@ -637,23 +636,11 @@ fn symbols_names_addresses_from_standard_input() {
         "0x560063244ae6\n0x5600632450be\n0x5600632444ef\n0x560063244671\n\
          foo 0x560063244abc bar 0x1\n0x1\n{map}"
     );
+    let prog = case.join("theap");
     let symbols = |extra: &[&str]| {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_rpprof"))
-            .args(extra)
-            .arg("--symbols")
-            .arg(case.join("theap"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+        let mut args = extra.to_vec();
+        args.extend(["--symbols", prog.to_str().unwrap()]);
+        let out = common::rpprof_with_input(&case, &args, input.as_bytes());
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
         text(&out.stdout)
     };
@@ -671,21 +658,11 @@ fn symbols_names_addresses_from_standard_input() {
 
     // Without map lines, addresses are the program file's; one in no function (padding
     // after a function) is said to be so, not to be from a profile cut short.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rpprof"))
-        .arg("--symbols")
-        .arg(case.join("theap"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"0x22a5\n0x2645\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = common::rpprof_with_input(
+        &case,
+        &["--symbols", prog.to_str().unwrap()],
+        b"0x22a5\n0x2645\n",
+    );
     assert_eq!(text(&out.stdout), "main\ntheap+0x2645\n");
     let err = text(&out.stderr);
     assert!(

@@ -100,7 +100,6 @@ fn stripped_library_frames_are_not_named_after_a_distant_export() {
 /// is (it printed as the process's hex address); one past the library's code is hex.
 #[test]
 fn stripped_library_code_past_its_last_symbol_is_named_by_the_library() {
-    use std::io::Write;
     let lib = dir().join("libtsecret.so");
     let map = format!(
         "7f63cdc96000-7f63cdc97000 r--p 00000000 00:00 1 {lib}\n\
@@ -108,24 +107,8 @@ fn stripped_library_code_past_its_last_symbol_is_named_by_the_library() {
          7f63cdc98000-7f63cdc99000 r--p 00002000 00:00 1 {lib}\n",
         lib = lib.display()
     );
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_rpprof"))
-        .arg("--symbols")
-        .arg(dir().join("ttrust"))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(
-            format!("0x7f63cdc97165\n0x7f63cdc971b4\n0x7f63cdc97123\n0x7f63cdc98f00\n{map}")
-                .as_bytes(),
-        )
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let input = format!("0x7f63cdc97165\n0x7f63cdc971b4\n0x7f63cdc97123\n0x7f63cdc98f00\n{map}");
+    let out = common::rpprof_with_input(&dir(), &["--symbols", "ttrust"], input.as_bytes());
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),

@@ -712,7 +712,7 @@ mod tests {
                 routines: together,
                 runs,
                 failed,
-            } = disassemble_all(objdump, &routines).unwrap();
+            } = disassemble_all(objdump, &routines).unwrap(); // (test: the system's objdump on its own files)
             assert_eq!(failed, Vec::<String>::new());
             eprintln!(
                 "{}: {runs} runs for {} routines",
@@ -774,7 +774,7 @@ mod tests {
                 routines: got,
                 runs: n,
                 ..
-            } = disassemble_all(&fake, &routines).unwrap();
+            } = disassemble_all(&fake, &routines).unwrap(); // (test: its own fake objdump)
             assert_eq!(n, runs, "symbol at the end: {symbol_at_end}");
             for (r, got) in routines.iter().zip(&got) {
                 let alone = parse_objdump(&objdump_run(&fake, r));
@@ -792,6 +792,8 @@ mod tests {
     fn objdump_failing_on_a_file_is_said() {
         use std::os::unix::fs::PermissionsExt;
         let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/fake-objdump");
+        // (Test code: its own folder and script under target/; no input reaches these
+        // unwraps, and a failure is the test's.)
         std::fs::create_dir_all(&dir).unwrap();
         let fake = dir.join("objdump-failing");
         std::fs::write(

@@ -85,6 +85,25 @@ pub fn rpprof(dir: &Path, args: &[&str]) -> Output {
         .expect("run rpprof")
 }
 
+/// [`rpprof`] with `input` on its standard input (`--symbols`).
+pub fn rpprof_with_input(dir: &Path, args: &[&str], input: &[u8]) -> Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rpprof"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run rpprof");
+    // (rpprof may stop reading early, on an error: its answer is what the test looks at.)
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(input);
+    }
+    child.wait_with_output().expect("wait for rpprof")
+}
+
 /// A port of 127.0.0.1 nothing listens on (taken, then freed).
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
