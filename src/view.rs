@@ -1363,7 +1363,38 @@ impl Ctx<'_> {
         };
         let m = self.topts.measure;
         writeln!(out, "Total: {} {}", m.unparse(total), m.units()).map_err(io_err)?;
-        let mut st = stacks;
+        let st = stacks;
+        let percent = |left: f64| {
+            if total == 0.0 {
+                0.0
+            } else {
+                left * 100.0 / total
+            }
+        };
+        // The `focus=` and `ignore=` options in force have already narrowed the stacks: said
+        // in a line of their own, so that the lines of the command's words do not seem to
+        // take what the options took.
+        if focus.is_some() || ignore.is_some() {
+            let options: Vec<String> = [("focus", &self.view.focus), ("ignore", &self.view.ignore)]
+                .into_iter()
+                .filter_map(|(name, v)| Some(format!("{name}={}", v.as_deref()?)))
+                .collect();
+            if !options.is_empty() {
+                let left = sum(&st);
+                writeln!(
+                    out,
+                    "After the option{} {}: {} {} of {} ({:.1}%)",
+                    if options.len() == 1 { "" } else { "s" },
+                    options.join(" "),
+                    m.unparse(left),
+                    m.units(),
+                    m.unparse(total),
+                    percent(left)
+                )
+                .map_err(io_err)?;
+            }
+        }
+        let mut st = st;
         // The words as typed (the regular expression they were compiled to may read
         // otherwise: `{` becomes `\{`).
         let typed = |keep: bool| {
@@ -1385,11 +1416,7 @@ impl Ctx<'_> {
                 m.unparse(left),
                 m.units(),
                 m.unparse(total),
-                if total == 0.0 {
-                    0.0
-                } else {
-                    left * 100.0 / total
-                }
+                percent(left)
             )
             .map_err(io_err)?;
         }

@@ -482,6 +482,36 @@ fn top_honours_its_focus_words_unless_pprof_quirks() {
         2,
         "{none}"
     );
+    // What the focus= and ignore= options in force took is said in a line of its own, before
+    // the command's words: the words' lines alone would seem to take it (ignoring Slab alone
+    // leaves 45.1%). A command without words prints no such line.
+    std::fs::write(
+        &tfile,
+        "focus=index::grow\ntop3 -Slab\nignore=Slab\ntop3 grow\ntop3\n",
+    )
+    .unwrap();
+    let (opts, _) = rpprof_piped(dir, &args(false), &tfile);
+    let said: Vec<&str> = opts
+        .lines()
+        .map(|l| l.trim_start_matches("(pprof) "))
+        .filter(|l| l.starts_with("After "))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            "After the option focus=index::grow: 0.3 MB of 2.8 (9.6%)",
+            "After ignoring 'Slab': 0.3 MB of 2.8 (9.6%)",
+            "After the options focus=index::grow ignore=Slab: 0.3 MB of 2.8 (9.6%)",
+            "After focusing on 'grow': 0.3 MB of 2.8 (9.6%)",
+        ],
+        "{opts}"
+    );
+    std::fs::write(&tfile, "ignore=Slab\ntop3 -nothing_matches_this\n").unwrap();
+    let (ign, _) = rpprof_piped(dir, &args(false), &tfile);
+    assert!(
+        ign.contains("After the option ignore=Slab: 1.3 MB of 2.8 (45.1%)\n"),
+        "{ign}"
+    );
 }
 
 #[test]
