@@ -722,16 +722,46 @@ impl Session {
             }
             .symbolize(&addrs, &mut warnings);
             let table = without_no_symbol_marks(table, &names, w);
-            // (What the report's note of unnamed functions points to.)
-            let unnamed = addrs
-                .iter()
-                .filter(|&&a| table.get(a).is_none_or(symbolize::is_unnamed))
-                .count();
-            if unnamed > 0 {
+            // (What the report's note of unnamed functions points to.) Some have no name
+            // at all and print as hex; others are named by their place in a file
+            // (`libfoo.so+0x1123`), as the tool that wrote the profile could name them.
+            let (mut bare, mut in_file) = (0usize, 0usize);
+            for &a in &addrs {
+                match table.get(a) {
+                    Some(f) if !symbolize::is_unnamed(f) => {}
+                    Some([first, ..]) if symbolize::local::is_outside_name(&first.function) => {
+                        in_file += 1;
+                    }
+                    _ => bare += 1,
+                }
+            }
+            if bare + in_file > 0 {
+                let unnamed = bare + in_file;
+                let how = match (bare, in_file) {
+                    (_, 0) => format!(
+                        "{} as addresses",
+                        if unnamed == 1 {
+                            "it prints"
+                        } else {
+                            "they print"
+                        }
+                    ),
+                    (0, _) => format!(
+                        "{} as <file>+0x<address in the file>, as the profile names {}",
+                        if unnamed == 1 {
+                            "it prints"
+                        } else {
+                            "they print"
+                        },
+                        if unnamed == 1 { "it" } else { "them" },
+                    ),
+                    _ => format!(
+                        "{in_file} print as <file>+0x<address in the file>, as the profile names them, {bare} as addresses"
+                    ),
+                };
                 warnings.push(format!(
-                    "Warning: {unnamed} {} no name in the symbolized profile's own symbols (named when it was written, by the tool that wrote it): {} as addresses",
+                    "Warning: {unnamed} {} no name in the symbolized profile's own symbols (named when it was written, by the tool that wrote it): {how}",
                     if unnamed == 1 { "address has" } else { "addresses have" },
-                    if unnamed == 1 { "it prints" } else { "they print" },
                 ));
             }
             Arc::new(table)

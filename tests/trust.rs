@@ -134,18 +134,40 @@ fn a_symbolized_profile_says_which_addresses_it_does_not_name() {
     assert_eq!(raw.status.code(), Some(0));
     let raw = raw.stdout;
     let file = std::env::temp_dir().join(format!("rpprof-trust-raw-{}", std::process::id()));
-    std::fs::write(&file, raw).unwrap();
+    std::fs::write(&file, &raw).unwrap();
     let (out, err, code) = run(&["--text", file.to_str().unwrap()]);
-    let _ = std::fs::remove_file(&file);
     assert_eq!(code, Some(0), "{err}");
     assert!(out.contains("libtsecret.so+0x1123"), "{out}");
     let said = err
-        .find("11 addresses have no name in the symbolized profile's own symbols")
+        .find("Warning: 11 addresses have no name in the symbolized profile's own symbols (named when it was written, by the tool that wrote it): they print as <file>+0x<address in the file>, as the profile names them\n")
         .expect(&err);
     let note = err
         .find("of the total is in functions without a name")
         .expect(&err);
     assert!(said < note, "{err}");
+    // Of two kinds: an address whose symbol line is gone has no name at all, and prints as
+    // hex.
+    // (The symbol lines are text; the profile after them is binary.)
+    let name = b" libtsecret.so+0x1104\n";
+    let end = raw
+        .windows(name.len())
+        .position(|w| w == name)
+        .expect("the raw profile names libtsecret.so+0x1104")
+        + name.len();
+    let start = raw[..end - 1]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let mut cut = raw[..start].to_vec();
+    cut.extend_from_slice(&raw[end..]);
+    std::fs::write(&file, cut).unwrap();
+    let (_, err, code) = run(&["--text", file.to_str().unwrap()]);
+    let _ = std::fs::remove_file(&file);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains("Warning: 11 addresses have no name in the symbolized profile's own symbols (named when it was written, by the tool that wrote it): 10 print as <file>+0x<address in the file>, as the profile names them, 1 as addresses\n"),
+        "{err}"
+    );
 }
 
 /// Item 2: jemalloc's operator new jumps to newImpl, a static function of the stripped
