@@ -294,6 +294,12 @@ pub fn run_with_input(
             "an old-format contention profile (--- Stacks:) records delays only, no counts: --contentions has nothing to show (without it, the report shows the delays)"
         } else if opts.base.is_some() {
             "the profile less its base is 0 everywhere (the same profile, or one that did not change)"
+        } else if session
+            .profiles
+            .iter()
+            .all(|l| l.profile.samples.is_empty())
+        {
+            "the profile holds no samples (nothing was recorded)"
         } else {
             "the profile's values are 0 everywhere"
         };

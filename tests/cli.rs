@@ -652,6 +652,24 @@ fn an_empty_report_says_why() {
     assert_eq!(code, 0, "{err}");
     assert!(out.starts_with("Total: "), "{out}");
     assert!(!err.contains("report is empty"), "{err}");
+    // A dump without records (a process that had nothing live, or a CPU profile of one that
+    // never ran long enough to be sampled): nothing was recorded.
+    let text = std::fs::read_to_string(d.join("theap.hprof.0003.heap")).unwrap();
+    let maps = &text[text.find("MAPPED_LIBRARIES:").unwrap()..];
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("no-records.heap");
+    std::fs::write(
+        &path,
+        format!("heap profile:    0:        0 [     0:        0] @ heapprofile\n{maps}"),
+    )
+    .unwrap();
+    let (code, out, err) = run(&d, &["--text", "./theap", path.to_str().unwrap()]);
+    assert_eq!((code, out.as_str()), (0, ""), "{err}");
+    assert!(
+        err.ends_with(
+            "Warning: the report is empty: the profile holds no samples (nothing was recorded)\n"
+        ),
+        "{err}"
+    );
     // An old-format contention profile has delays and no counts: --contentions is empty
     // because of the format (pprof counts each delay's cycles as contentions).
     let c = common::link_case("t-contention");
