@@ -156,6 +156,15 @@ impl Browser {
         v["value"].clone()
     }
 
+    /// Sets the window's size.
+    fn size(&self, width: u32, height: u32) {
+        self.call(
+            "POST",
+            "/window/rect",
+            Some(json!({ "width": width, "height": height })),
+        );
+    }
+
     fn open(&self, url: &str) {
         self.call("POST", "/url", Some(json!({ "url": url })));
     }
@@ -559,6 +568,60 @@ fn top_graph_and_a_new_dump_in_the_browser() {
             .contains("sort=cum")
     );
     b.screenshot("top");
+    // The server's order came from the server: its Sum% is the running total in that order,
+    // as a reload of the URL shows it.
+    let sums = "return Array.from(document.querySelectorAll('#toptable tbody tr')).map(r => r.cells[2].textContent)";
+    let names = "return Array.from(document.querySelectorAll('#toptable tbody tr')).map(r => r.cells[5].textContent)";
+    let clicked = b.js(sums);
+    let here = b.js("return location.href");
+    b.open(here.as_str().unwrap());
+    b.wait("the table", "return !!document.getElementById('toptable')");
+    assert_eq!(b.js(sums), clicked);
+    assert_eq!(b.js(first), cum_first);
+    // Another order is made in the page: no running total, and the order in the URL's
+    // fragment, which a reload shows again.
+    b.click("#toptable th:nth-child(6)");
+    let by_name = b.js(names);
+    assert_ne!(by_name, b.js("return []"), "the rows are there");
+    let blank = b.js(sums);
+    assert!(
+        blank
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|v| v.as_str() == Some("")),
+        "{blank}"
+    );
+    let here = b.js("return location.href");
+    assert!(here.as_str().unwrap().ends_with("#sort=5-asc"), "{here}");
+    b.open(here.as_str().unwrap());
+    b.wait("the table", "return !!document.getElementById('toptable')");
+    assert_eq!(b.js(names), by_name);
+    assert_eq!(b.js(sums), blank);
+    // Back to the page's own order: its running total again.
+    b.click("#toptable th[data-key='cum']");
+    assert_eq!(b.js(sums), clicked);
+    assert!(!b.js("return location.href").as_str().unwrap().contains('#'));
+    // Long names (source lines' paths) break in a narrow window rather than widen the page.
+    b.size(800, 800);
+    for page in ["top?g=lines", "top?g=addresses"] {
+        b.open(&format!("{}/ui/{page}", s.url));
+        b.wait(
+            "the table",
+            "return !!document.querySelector('table.sortable')",
+        );
+        let widths = b.js(
+            "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]",
+        );
+        let w: Vec<i64> = widths
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_i64().unwrap())
+            .collect();
+        assert!(w[0] <= w[1], "{page}: {widths}");
+    }
+    b.size(1300, 800);
 
     // A cut table (the first rows of the server's order): a numeric heading asks the server
     // for its order over all the rows; the name sorts the rows shown.

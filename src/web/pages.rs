@@ -476,7 +476,7 @@ fn top(ui: &Ui, sel: &Selected, page: &str) -> Response {
     }
     let _ = write!(
         b,
-        "<table id=\"toptable\" class=\"sortable\" data-sorted=\"{sorted}\"{}><thead><tr><th data-key=\"flat\" data-order=\"flat\" data-type=\"num\">Flat ({u})</th><th data-order=\"flat\" data-type=\"num\">Flat%</th><th data-order=\"flat\" data-type=\"num\">Sum%</th><th data-key=\"cum\" data-order=\"cum\" data-type=\"num\">Cum ({u})</th><th data-order=\"cum\" data-type=\"num\">Cum%</th><th data-type=\"text\">Name</th></tr></thead><tbody>",
+        "<table id=\"toptable\" class=\"sortable\" data-sorted=\"{sorted}\"{}><thead><tr><th data-key=\"flat\" data-order=\"flat\" data-type=\"num\">Flat ({u})</th><th data-order=\"flat\" data-type=\"num\">Flat%</th><th data-order=\"flat\" data-type=\"num\" data-running=\"1\">Sum%</th><th data-key=\"cum\" data-order=\"cum\" data-type=\"num\">Cum ({u})</th><th data-order=\"cum\" data-type=\"num\">Cum%</th><th data-type=\"text\">Name</th></tr></thead><tbody>",
         if cut { " data-cut=\"1\"" } else { "" },
         u = esc(units)
     );

@@ -199,48 +199,89 @@
   }
 
   // Sortable tables: a click on a column heading sorts by it, a second click reverses.
+  // The server's orders (largest flat or cum value first: `data-order`) come from the
+  // server, whose Sum% is the running total in that order; any other order is made here,
+  // its running total left blank (it would add up rounded percentages), and kept in the
+  // URL's fragment (`#sort=<column>-<asc|desc>`), so that a reload shows the same table.
   for (const table of document.querySelectorAll('table.sortable')) {
     const heads = Array.from(table.tHead.rows[0].cells);
     const sorted = table.dataset.sorted;
-    for (const th of heads) {
-      if (th.dataset.key === sorted) th.classList.add('desc');
+    const body = table.tBodies[0];
+    const original = Array.from(body.rows);
+    const running = heads.findIndex((h) => h.dataset.running);
+    const mark = (col, desc) => {
+      for (const h of heads) h.classList.remove('asc', 'desc');
+      if (col >= 0) heads[col].classList.add(desc ? 'desc' : 'asc');
+    };
+    const showRunning = (shown) => {
+      if (running < 0) return;
+      for (const r of original) {
+        const c = r.cells[running];
+        if (c.dataset.t === undefined) c.dataset.t = c.textContent;
+        c.textContent = shown ? c.dataset.t : '';
+        c.title = shown ? '' : 'a running total only in the flat or cum order';
+      }
+    };
+    const fragment = (value) => {
+      const url = new URL(window.location.href);
+      url.hash = value ? 'sort=' + value : '';
+      window.history.replaceState(null, '', url.toString().replace(/#$/, ''));
+    };
+    // The server's order, as the page came.
+    const restore = () => {
+      for (const r of original) body.appendChild(r);
+      showRunning(true);
+      mark(heads.findIndex((h) => h.dataset.key === sorted), true);
+      fragment('');
+    };
+    const sortHere = (col, desc) => {
+      const numeric = heads[col].dataset.type === 'num';
+      const key = (r) => {
+        const c = r.cells[col];
+        return numeric ? parseFloat(c.dataset.v) || 0 : (c.dataset.t ?? c.textContent);
+      };
+      const rows = original.slice();
+      rows.sort((a, b) => {
+        const x = key(a), y = key(b);
+        const o = numeric ? x - y : String(x).localeCompare(String(y));
+        return desc ? -o : o;
+      });
+      for (const r of rows) body.appendChild(r);
+      showRunning(false);
+      mark(col, desc);
+      fragment(col + '-' + (desc ? 'desc' : 'asc'));
+    };
+    const asked = /^#sort=(\d+)-(asc|desc)$/.exec(window.location.hash);
+    restore();
+    if (asked && Number(asked[1]) < heads.length) {
+      const col = Number(asked[1]);
+      const desc = asked[2] === 'desc';
+      // (A server order in the fragment, from an edited URL: the page's own.)
+      if (!(desc && heads[col].dataset.order && heads[col].dataset.order === sorted)) {
+        sortHere(col, desc);
+      }
     }
     heads.forEach((th, col) => {
       th.addEventListener('click', () => {
         const numeric = th.dataset.type === 'num';
-        // A cut table holds only the first rows of the server's order: a numeric column
-        // asks the server for its order (largest first) over all the rows.
-        // (The form's URL: it holds the expressions the page shows, the command line's on
-        // a bare URL, which a URL with parameters must say.)
-        if (table.dataset.cut && numeric && th.dataset.order) {
-          if (th.dataset.order === sorted) return;
+        const desc = numeric ? !th.classList.contains('desc') : th.classList.contains('asc');
+        const order = th.dataset.order;
+        // A server order: asked of the server, which has all the rows of a cut table and
+        // the running total. (The form's URL: it holds the expressions the page shows, the
+        // command line's on a bare URL, which a URL with parameters must say.) A cut table
+        // holds only the first rows: it is sorted in no other order by a number.
+        if (order && (desc || table.dataset.cut)) {
+          if (order === sorted) {
+            restore();
+            return;
+          }
           const url = form ? formURL() : new URL(window.location.href);
-          url.searchParams.set('sort', th.dataset.order);
+          url.searchParams.set('sort', order);
+          url.hash = '';
           window.location.assign(url.toString());
           return;
         }
-        const desc = numeric ? !th.classList.contains('desc') : th.classList.contains('asc');
-        for (const h of heads) h.classList.remove('asc', 'desc');
-        th.classList.add(desc ? 'desc' : 'asc');
-        const body = table.tBodies[0];
-        const rows = Array.from(body.rows);
-        const key = (r) => {
-          const c = r.cells[col];
-          return numeric ? parseFloat(c.dataset.v) || 0 : c.textContent;
-        };
-        rows.sort((a, b) => {
-          const x = key(a), y = key(b);
-          const o = numeric ? x - y : String(x).localeCompare(String(y));
-          return desc ? -o : o;
-        });
-        for (const r of rows) body.appendChild(r);
-        // flat and cum are the server's orders too: keep them in the URL.
-        if (th.dataset.key && desc) {
-          const url = new URL(window.location.href);
-          if (th.dataset.key === 'flat') url.searchParams.delete('sort');
-          else url.searchParams.set('sort', th.dataset.key);
-          window.history.replaceState(null, '', url.toString());
-        }
+        sortHere(col, desc);
       });
     });
   }
