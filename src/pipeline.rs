@@ -265,7 +265,7 @@ pub fn run_with_input(
         )
         .map_err(io_err)?;
     }
-    let said_why_empty = warn_no_allocation_totals(opts, &session, err)?;
+    let said_why_empty = no_allocation_totals(opts, &session);
     // A trend renders a table per dump from the one session.
     session.cache_views = trend;
     let mut counted = Counted {
@@ -361,54 +361,15 @@ fn warn_foreign_value_flags(opts: &Options, session: &Session, err: &mut dyn Wri
     Ok(())
 }
 
-/// Says why `--alloc_space` or `--alloc_objects` reports nothing when the profiles record
-/// no allocation totals (jemalloc writes them only with `prof_accum:true`; its dumps
-/// without it hold `[0: 0]` in every record), where pprof prints nothing at all.
-/// Returns whether it said so.
-fn warn_no_allocation_totals(
-    opts: &Options,
-    session: &Session,
-    err: &mut dyn Write,
-) -> Result<bool> {
-    let (name, flag) = match opts.heap_value {
-        HeapValue::AllocSpace => ("alloc_space", "--alloc_space"),
-        HeapValue::AllocObjects => ("alloc_objects", "--alloc_objects"),
-        _ => return Ok(false),
+/// True when the report of `opts` will say the profiles record no allocation totals (see
+/// [`Session::no_allocation_totals`]; the view says it).
+fn no_allocation_totals(opts: &Options, session: &Session) -> bool {
+    let all: Vec<usize> = (0..session.profiles.len()).collect();
+    let value = crate::session::Value {
+        heap: opts.heap_value,
+        ..Default::default()
     };
-    if session.kind() != Kind::Heap {
-        return Ok(false);
-    }
-    let sum = |column: &str| -> f64 {
-        session
-            .profiles
-            .iter()
-            .map(|l| {
-                let p = &l.profile;
-                match p.sample_types.iter().position(|t| t.name == column) {
-                    Some(i) => p
-                        .samples
-                        .iter()
-                        .map(|s| s.values.get(i).copied().unwrap_or(0.0).abs())
-                        .sum(),
-                    None => 0.0,
-                }
-            })
-            .sum()
-    };
-    if sum(name) == 0.0 && sum("inuse_space") != 0.0 {
-        let why = if session.jeprof() {
-            " (jemalloc writes them only with prof_accum:true)"
-        } else {
-            ""
-        };
-        writeln!(
-            err,
-            "Warning: the profile records no allocation totals: the bracketed counts of every record are 0{why}; {flag} reports nothing"
-        )
-        .map_err(io_err)?;
-        return Ok(true);
-    }
-    Ok(false)
+    session.no_allocation_totals(&all, value).is_some()
 }
 
 /// A writer that counts the bytes written through it.

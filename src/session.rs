@@ -1212,6 +1212,47 @@ impl Session {
         self.main().kind
     }
 
+    /// The warning for a report of allocation totals (`value`) from the heap profiles
+    /// `profiles` (indices) when none of them records any: every record's bracketed counts
+    /// are 0 (jemalloc's without `prof_accum`), while they hold bytes in use. None otherwise.
+    pub fn no_allocation_totals(&self, profiles: &[usize], value: Value) -> Option<String> {
+        let (name, flag) = match value.heap {
+            HeapValue::AllocSpace => ("alloc_space", "--alloc_space"),
+            HeapValue::AllocObjects => ("alloc_objects", "--alloc_objects"),
+            _ => return None,
+        };
+        if self.kind() != Kind::Heap {
+            return None;
+        }
+        let sum = |column: &str| -> f64 {
+            profiles
+                .iter()
+                .filter_map(|&i| self.profiles.get(i))
+                .map(|l| {
+                    let p = &l.profile;
+                    match p.sample_types.iter().position(|t| t.name == column) {
+                        Some(i) => p
+                            .samples
+                            .iter()
+                            .map(|s| s.values.get(i).copied().unwrap_or(0.0).abs())
+                            .sum(),
+                        None => 0.0,
+                    }
+                })
+                .sum()
+        };
+        (sum(name) == 0.0 && sum("inuse_space") != 0.0).then(|| {
+            let why = if self.jeprof() {
+                " (jemalloc writes them only with prof_accum:true)"
+            } else {
+                ""
+            };
+            format!(
+                "Warning: the profile records no allocation totals: the bracketed counts of every record are 0{why}; {flag} reports nothing"
+            )
+        })
+    }
+
     /// Whether jeprof's rules apply (invoked as jeprof, or a jemalloc profile).
     pub fn jeprof(&self) -> bool {
         self.sym_opts.jeprof

@@ -385,6 +385,10 @@ impl View {
     pub fn render(&self, s: &Session, out: &mut dyn Write, err: &mut dyn Write) -> Result<()> {
         self.check()?;
         if let Mode::Trend(format) = self.mode {
+            let all: Vec<usize> = (0..s.profiles.len()).collect();
+            if let Some(w) = s.no_allocation_totals(&all, self.value) {
+                writeln!(err, "{w}").map_err(io_err)?;
+            }
             let mut timer = crate::session::Timer::new(s.opts.debug);
             let mut notes = Vec::new();
             let t = flush_on_error(self.trend(s, &mut notes), &notes, err)?;
@@ -407,6 +411,10 @@ impl View {
         }
         if let Some(b) = base {
             s.check_pair(first, b, true, self.value)?;
+        }
+        let chosen: Vec<usize> = profiles.iter().chain(base.iter()).copied().collect();
+        if let Some(w) = s.no_allocation_totals(&chosen, self.value) {
+            writeln!(err, "{w}").map_err(io_err)?;
         }
         let mut timer = crate::session::Timer::new(s.opts.debug);
         let inputs: Vec<&Loaded> = profiles.iter().map(|&i| &*s.profiles[i]).collect();

@@ -1104,3 +1104,30 @@ fn pages_for_the_browser_are_removed_once_shown() {
     assert!(gone, "{:?} still in {}", names(&tmp), tmp.display());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A report of allocation totals from dumps that record none (jemalloc's without
+/// prof_accum) says why it is empty in the shell too, each time, as the command line does.
+#[test]
+fn alloc_values_of_dumps_without_totals_say_why() {
+    let dir = common::link_case("t-jemalloc");
+    let tfile = std::env::temp_dir().join(format!("rpprof-alloc-{}.in", std::process::id()));
+    std::fs::write(
+        &tfile,
+        "alloc_space\ntop3\nsample_index=inuse_space\ntop3\n",
+    )
+    .unwrap();
+    let args: Vec<String> = ["--interactive", "--lib_prefix=.", "./tje", "tje.0003.heap"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let (out, err) = rpprof_piped(&dir, &args, &tfile);
+    let _ = std::fs::remove_file(&tfile);
+    assert_eq!(
+        err.matches("Warning: the profile records no allocation totals: the bracketed counts of every record are 0 (jemalloc writes them only with prof_accum:true); --alloc_space reports nothing\n")
+            .count(),
+        1,
+        "{err}"
+    );
+    assert!(out.contains("Total: 0.0 MB\n"), "{out}");
+    assert!(out.contains("Total: 2.0 MB\n"), "{out}");
+}

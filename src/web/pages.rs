@@ -451,9 +451,14 @@ fn top(ui: &Ui, sel: &Selected, page: &str) -> Response {
         }
     };
     let (total, rows) = parse_text(&text);
-    let units = total
-        .and_then(|t| t.split_whitespace().nth(1))
-        .unwrap_or("");
+    // (A report of nothing has no Total line: the units are the view's.)
+    let units = match total.and_then(|t| t.split_whitespace().nth(1)) {
+        Some(u) => u,
+        None => {
+            let kind = sel.entry().kind;
+            crate::units::Measure::of(kind, sel.v.value.index(kind), sel.v.show_bytes).units()
+        }
+    };
     let mut b = String::new();
     if let Some(t) = total {
         let _ = write!(b, "<p class=\"total\" id=\"total\">Total: {}</p>", esc(t));
@@ -856,6 +861,13 @@ fn trend(ui: &Ui, sel: &Selected, page: &str) -> Response {
     v.profile_names = Some(names);
     v.base = crate::view::BaseChoice::None;
     let mut notes = Vec::new();
+    if let Some(w) = v
+        .profiles
+        .as_deref()
+        .and_then(|p| s.no_allocation_totals(p, v.value))
+    {
+        notes.push(w);
+    }
     let t = match v.trend(s, &mut notes) {
         Ok(t) => t,
         Err(e) => {
@@ -875,12 +887,19 @@ fn trend(ui: &Ui, sel: &Selected, page: &str) -> Response {
         t.dumps.len(),
         esc(&first.map_or(String::new(), |e| e.name.clone())),
         esc(&last.map_or(String::new(), |e| e.name.clone())),
-        esc(&t
-            .class_counts()
-            .iter()
-            .map(|(c, n)| format!("{n} {}", c.name()))
-            .collect::<Vec<_>>()
-            .join(", ")),
+        esc(&{
+            let counts = t
+                .class_counts()
+                .iter()
+                .map(|(c, n)| format!("{n} {}", c.name()))
+                .collect::<Vec<_>>()
+                .join(", ");
+            if counts.is_empty() {
+                "no site has a value".to_string()
+            } else {
+                counts
+            }
+        }),
     );
     // What the series is not: the oldest dumps, no longer kept (the chart's header says
     // which were left out as cut short).
