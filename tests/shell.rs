@@ -1007,13 +1007,37 @@ fn after_lines_quote_the_words_as_typed() {
 /// A `>` with no file name after it is an error, not a report on standard output.
 #[test]
 fn a_redirection_without_a_file_is_an_error() {
-    let (blocks, err, code) = t_heap_status("top >\ntop1\n", &[]);
+    let (blocks, err, code) = t_heap_status("top >\ntop1\ntraces >\n", &[]);
     assert!(
         err.contains("rpprof: top: '>' needs the name of a file to write the report to\n"),
         "{err}"
     );
+    // (Named by the word typed: "report", it said.)
+    assert!(
+        err.contains("rpprof: traces: '>' needs the name of a file to write the report to\n"),
+        "{err}"
+    );
     assert_eq!(blocks.len(), 1, "{blocks:?}");
     assert_eq!(code, Some(1), "{err}");
+}
+
+/// `weblist` with `>file` writes its page there, as the other reports do, and opens no
+/// browser.
+#[test]
+fn weblist_writes_its_page_to_a_file() {
+    let page = std::env::temp_dir().join(format!("rpprof-weblist-{}.html", std::process::id()));
+    let _ = std::fs::remove_file(&page);
+    let (_, err, code) = t_heap_status(&format!("weblist index::grow >{}\n", page.display()), &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains(&format!("Generating report in {}\n", page.display())),
+        "{err}"
+    );
+    assert!(!err.contains("Loading web page"), "{err}");
+    let html = std::fs::read_to_string(&page).unwrap();
+    let _ = std::fs::remove_file(&page);
+    assert!(html.starts_with("<!DOCTYPE html>"), "{html}");
+    assert!(html.contains("tdata::index::grow"), "{html}");
 }
 
 /// A page given to a browser stays while the browser may still be reading it, and no longer,

@@ -275,7 +275,7 @@ and Tab completes commands, options and function names.\n\nShell commands:\n",
 pub const GRANULARITIES: &[&str] = &["functions", "lines", "files", "addresses"];
 
 /// Go pprof's output-mode commands and the mode each renders.
-const MODES: &[(&str, Mode)] = &[
+pub const MODES: &[(&str, Mode)] = &[
     ("traces", Mode::Traces),
     ("dot", Mode::Dot),
     ("svg", Mode::Svg),

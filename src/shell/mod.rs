@@ -23,7 +23,7 @@ use crate::pipeline::Options;
 use crate::report::{Mode, graphviz};
 use crate::session::{ContentionValue, HeapValue, Session, Value};
 use crate::view::{Command, View};
-use commands::{COMMANDS, GRANULARITIES, Line, OPTIONS, Request, Verb};
+use commands::{COMMANDS, GRANULARITIES, Line, MODES, OPTIONS, Request, Verb};
 
 /// The most routines `weblist`'s page may list for their instructions to be shown (a click
 /// on a line opens them; past that, none, and the terminal is told): objdump takes about
@@ -495,6 +495,13 @@ impl Shell {
                 return Ok(());
             }
             let html = listing_html(&self.session.program_name, &listing);
+            // `>file` keeps the page there, as the other reports' go to theirs.
+            if let Some(f) = &r.output {
+                let path = PathBuf::from(f);
+                write_file(&path, html.as_bytes())?;
+                let _ = writeln!(err, "Generating report in {}", path.display());
+                return Ok(());
+            }
             return graphviz::open_in_browser("html", html.as_bytes(), true, err);
         }
         let binary = matches!(
@@ -584,7 +591,11 @@ fn verb_name(v: Verb) -> &'static str {
         Verb::Graph(Mode::Gv) => "gv",
         Verb::Graph(Mode::Evince) => "evince",
         Verb::Graph(_) => "web",
-        Verb::Mode(_) => "report",
+        // (Each mode has its word: "report" cannot be reached.)
+        Verb::Mode(m) => MODES
+            .iter()
+            .find(|(_, mode)| *mode == m)
+            .map_or("report", |(name, _)| name),
     }
 }
 
