@@ -467,3 +467,38 @@ fn gzip_compressed_profiles_are_read() {
         .to_string();
     assert!(err.contains("compressed twice"), "{err}");
 }
+
+/// What a watched folder reads as a profile by its first bytes: section markers (`---`,
+/// blanks, a word, as pprof matches them), not a text report's rule of dashes (a saved
+/// `--peek`), which is left unread without a message.
+#[test]
+fn section_markers_look_like_profiles_and_rules_do_not() {
+    use rpprof::profile::looks_like_profile;
+    for head in [
+        &b"--- symbol\nbinary=x\n"[..],
+        b"---symbol\n",
+        b"--- contention\ncycles/second=1\n",
+        b"--- heapz 1 ---\n",
+        b"heap profile:    1:  2 [ 3: 4] @ heapprofile\n",
+        b"heap_v2/524288\n",
+        b"%\n",
+    ] {
+        assert!(
+            looks_like_profile(head),
+            "{}",
+            String::from_utf8_lossy(head)
+        );
+    }
+    for head in [
+        &b"-----------------------------------------------------+-------------\n"[..],
+        b"---\n",
+        b"--- \n",
+        b"Total: 2.8 MB\n",
+    ] {
+        assert!(
+            !looks_like_profile(head),
+            "{}",
+            String::from_utf8_lossy(head)
+        );
+    }
+}

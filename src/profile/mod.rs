@@ -628,7 +628,15 @@ pub fn looks_like_profile(head: &[u8]) -> bool {
         return !inner.starts_with(&GZIP) && looks_like_profile(&inner);
     }
     if is_print(head[0]) {
-        let starts = [&b"heap profile:"[..], b"heap_v2/", b"--- ", b"---", b"%"];
+        // A section marker is `---`, blanks, a word (a text report's rule of dashes, a saved
+        // `--peek`, is none).
+        if let Some(rest) = head.strip_prefix(b"---") {
+            return rest
+                .trim_ascii_start()
+                .first()
+                .is_some_and(u8::is_ascii_alphabetic);
+        }
+        let starts = [&b"heap profile:"[..], b"heap_v2/", b"%"];
         return starts.iter().any(|s| head.starts_with(s));
     }
     if head.len() >= 16 && head[..8].iter().all(|&b| b == 0) {
