@@ -553,6 +553,8 @@ fn stacks_and_addresses_on_jemalloc_dumps() {
 /// A base of another program is allowed, as in pprof, and said.
 #[test]
 fn a_base_of_another_program_is_said() {
+    // (The map names the programs in /tmp/rpprof-corpus/t-cpu.)
+    common::link_case("t-cpu");
     let d = common::root().join("testdata").join("t-cpu");
     let (code, _, err) = run(
         &d,
@@ -568,6 +570,13 @@ fn a_base_of_another_program_is_said() {
         err.contains("Warning: the base tcpu-leaf.prof maps the program /tmp/rpprof-corpus/t-cpu/tcpu-pie, the profile /tmp/rpprof-corpus/t-cpu/tcpu-nopie: a profile of another program"),
         "{err}"
     );
+    // Its addresses print as hex because they are another program's, not for want of
+    // symbols (tcpu-pie has them).
+    assert!(
+        err.contains("Warning: 10 addresses in /tmp/rpprof-corpus/t-cpu/tcpu-pie, another program than ./tcpu-nopie (not looked up in it), print as hex\n"),
+        "{err}"
+    );
+    assert!(!err.contains("no symbols for"), "{err}");
     let (code, _, err) = run(
         &d,
         &[

@@ -157,6 +157,10 @@ pub struct Local {
     /// Files opened to ask the symbol cache, which had no answer: [`Local::image`] takes
     /// them rather than opening them again.
     opened: HashMap<PathBuf, Elf>,
+    /// The executable files the map names that are neither the program nor a library
+    /// (another program's, as a base of another program maps): their addresses are not
+    /// looked up, and the warning says why.
+    other_programs: Vec<String>,
 }
 
 /// A file being opened on another core ([`Local::read_ahead`]): its image and the warnings
@@ -222,6 +226,7 @@ impl Local {
             cache_note: None,
             read_notes: Vec::new(),
             opened: HashMap::new(),
+            other_programs: Vec::new(),
         }
     }
 
@@ -341,6 +346,7 @@ impl Local {
                 }
             }
         }
+        self.other_programs.clone_from(&others);
         // The program moved or was renamed since the profile was taken: its executable
         // mapping still carries its file name.
         if main_lines.is_empty() && !candidates.is_empty() {
@@ -890,6 +896,14 @@ impl Local {
             ));
         }
         for (path, n) in no_file {
+            if self.other_programs.contains(&path) && Path::new(&path).is_file() {
+                warnings.push(format!(
+                    "Warning: {} in {path}, another program than {} (not looked up in it), print as hex",
+                    plural(n as usize, "address", "addresses"),
+                    self.prog.display()
+                ));
+                continue;
+            }
             let what = if path.is_empty() {
                 "anonymous memory (code generated at run time?)".to_string()
             } else {
