@@ -706,3 +706,27 @@ fn an_empty_report_says_why() {
     assert_eq!(code, 0, "{err}");
     assert!(out.starts_with("Total: "), "{out}");
 }
+
+/// google-pprof's `--raw` of a remote heap profile: its symbols, then `--- profile` and the
+/// server's answer as it came (a text heap profile, its caller addresses as recorded, the
+/// symbols naming them moved back). google-pprof cannot read it back; rpprof reads it as
+/// it reads its own `--raw`.
+#[test]
+fn a_remote_raw_of_google_pprof_is_read() {
+    let d = common::root().join("testdata").join("t-heap");
+    let (code, raw, err) = run(&d, &["--raw", "./theap", "theap.hprof.0003.heap"]);
+    assert_eq!(code, 0, "{err}");
+    let symbols = &raw[..raw.find("\n---\n").expect(&raw) + 5];
+    let dump = std::fs::read_to_string(d.join("theap.hprof.0003.heap")).unwrap();
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let (ours, theirs) = (dir.join("ours.raw"), dir.join("remote.raw"));
+    std::fs::write(&ours, &raw).unwrap();
+    std::fs::write(&theirs, format!("{symbols}--- profile\n{dump}")).unwrap();
+    let (code, want, err) = run(&d, &["--text", ours.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let (code, got, err) = run(&d, &["--text", theirs.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("no name"), "{err}");
+    assert_eq!(got, want);
+    assert!(want.contains(" tdata::index::grow\n"), "{want}");
+}

@@ -514,9 +514,29 @@ fn parse_plain(data: &[u8], path: &Path) -> Result<Profile> {
             }
         };
     }
+    // google-pprof's --raw of a remote profile: `--- profile`, then the server's answer as
+    // it came, which is text for every page but the CPU one (google-pprof cannot read it
+    // back). Its addresses are as recorded; the symbols name them moved back.
+    let mut verbatim = false;
+    if symbols.is_some()
+        && starts_marker(header.text, b"profile")
+        && data.get(lines.offset()).is_some_and(|&b| is_print(b))
+    {
+        header = match read_header(&mut lines, &mut notes) {
+            Some(h) => h,
+            None => {
+                return Err(Error::format(
+                    path,
+                    Location::Line(lines.line_no()),
+                    "no profile after its \"--- profile\" marker",
+                ));
+            }
+        };
+        verbatim = true;
+    }
     // A symbolized profile's writer already moved caller addresses back; but jeprof moves
     // them back in every profile it reads, so jemalloc profiles keep them as recorded.
-    header.adjust = symbols.is_none() || header.text.starts_with(b"heap_v2/");
+    header.adjust = symbols.is_none() || verbatim || header.text.starts_with(b"heap_v2/");
     let text = header.text;
     let result = if text.starts_with(b"heap profile:") {
         heap::parse_text(&mut lines, &header, path)
