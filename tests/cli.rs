@@ -729,4 +729,28 @@ fn a_remote_raw_of_google_pprof_is_read() {
     assert!(!err.contains("no name"), "{err}");
     assert_eq!(got, want);
     assert!(want.contains(" tdata::index::grow\n"), "{want}");
+    // Of the CPU page, the profile as it came is binary, its callers as recorded: rpprof
+    // moves them back when the symbols name them so (google-pprof prints them as hex).
+    common::link_case("t-cpu");
+    let d = common::root().join("testdata").join("t-cpu");
+    let out = common::rpprof(&d, &["--raw", "./tcpu-nopie", "tcpu-nopie.prof"]);
+    assert_eq!(out.status.code(), Some(0));
+    let raw = out.stdout;
+    let end = raw
+        .windows(5)
+        .position(|w| w == b"\n---\n")
+        .expect("the symbol section's end")
+        + 5;
+    let mut remote = raw[..end].to_vec();
+    remote.extend_from_slice(b"--- profile\n");
+    remote.extend_from_slice(&std::fs::read(d.join("tcpu-nopie.prof")).unwrap());
+    let (ours, theirs) = (dir.join("ours-cpu.raw"), dir.join("remote-cpu.raw"));
+    std::fs::write(&ours, &raw).unwrap();
+    std::fs::write(&theirs, &remote).unwrap();
+    let (code, want, err) = run(&d, &["--text", ours.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let (code, got, err) = run(&d, &["--text", theirs.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("no name"), "{err}");
+    assert_eq!(got, want);
 }

@@ -553,7 +553,12 @@ fn parse_plain(data: &[u8], path: &Path) -> Result<Profile> {
                 "no CPU profile data after \"--- profile\"",
             ))
         } else {
-            cpu::parse(data, pos, path, header.adjust)
+            cpu::parse(data, pos, path, header.adjust).map(|mut p| {
+                if let (false, Some(s)) = (header.adjust, &symbols) {
+                    move_back_recorded_callers(&mut p, &s.names);
+                }
+                p
+            })
         }
     } else if starts_marker(text, b"threadz") || text.starts_with(b"--- Thread ") {
         thread::parse(&mut lines, &header, path)
@@ -570,6 +575,30 @@ fn parse_plain(data: &[u8], path: &Path) -> Result<Profile> {
         ))
     };
     with_symbols(result, symbols, notes)
+}
+
+/// google-pprof's `--raw` of a remote CPU profile holds the server's profile as it came, its
+/// caller addresses as recorded, where its own `--raw` (and rpprof's) holds them moved back
+/// one byte; both name the moved-back addresses. The callers are moved back here when the
+/// symbols name more of them one byte lower than as they are.
+fn move_back_recorded_callers(p: &mut Profile, names: &BTreeMap<u64, String>) {
+    let (mut as_is, mut lower) = (0usize, 0usize);
+    for smp in &p.samples {
+        for &a in smp.stack.iter().skip(1) {
+            if names.contains_key(&a) {
+                as_is += 1;
+            } else if names.contains_key(&a.wrapping_sub(1)) {
+                lower += 1;
+            }
+        }
+    }
+    if lower > as_is {
+        for smp in &mut p.samples {
+            for a in smp.stack.iter_mut().skip(1) {
+                *a = a.wrapping_sub(1);
+            }
+        }
+    }
 }
 
 fn with_symbols(
