@@ -1217,8 +1217,8 @@ impl Session {
     /// are 0 (jemalloc's without `prof_accum`), while they hold bytes in use. None otherwise.
     pub fn no_allocation_totals(&self, profiles: &[usize], value: Value) -> Option<String> {
         let (name, flag) = match value.heap {
-            HeapValue::AllocSpace => ("alloc_space", "--alloc_space"),
-            HeapValue::AllocObjects => ("alloc_objects", "--alloc_objects"),
+            HeapValue::AllocSpace => ("alloc_space", "alloc_space"),
+            HeapValue::AllocObjects => ("alloc_objects", "alloc_objects"),
             _ => return None,
         };
         if self.kind() != Kind::Heap {

@@ -602,6 +602,26 @@ fn top_graph_and_a_new_dump_in_the_browser() {
     b.click("#toptable th[data-key='cum']");
     assert_eq!(b.js(sums), clicked);
     assert!(!b.js("return location.href").as_str().unwrap().contains('#'));
+    // A column of the page's own order (Cum% here): a click reverses it in the page, the
+    // next one brings the page's order back.
+    b.click("#toptable th:nth-child(5)");
+    let cums = b.js("return Array.from(document.querySelectorAll('#toptable tbody tr')).map(r => parseFloat(r.cells[4].dataset.v))");
+    let cums: Vec<f64> = cums
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert!(cums.windows(2).all(|w| w[0] <= w[1]), "{cums:?}");
+    assert!(
+        b.js("return location.href")
+            .as_str()
+            .unwrap()
+            .ends_with("#sort=4-asc")
+    );
+    b.click("#toptable th:nth-child(5)");
+    assert_eq!(b.js(sums), clicked);
+    assert!(!b.js("return location.href").as_str().unwrap().contains('#'));
     // Long names (source lines' paths) break in a narrow window rather than widen the page.
     b.size(800, 800);
     for page in ["top?g=lines", "top?g=addresses"] {

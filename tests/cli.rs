@@ -573,7 +573,7 @@ fn a_base_of_another_program_is_said() {
     // Its addresses print as hex because they are another program's, not for want of
     // symbols (tcpu-pie has them).
     assert!(
-        err.contains("Warning: 10 addresses in /tmp/rpprof-corpus/t-cpu/tcpu-pie, another program than ./tcpu-nopie (not looked up in it), print as hex\n"),
+        err.contains("Warning: 10 addresses in /tmp/rpprof-corpus/t-cpu/tcpu-pie print as hex: it is neither the program (./tcpu-nopie) nor a library, and is not looked up\n"),
         "{err}"
     );
     assert!(!err.contains("no symbols for"), "{err}");
@@ -627,7 +627,7 @@ fn allocation_totals_that_are_all_zero_are_said() {
     let (code, out, err) = run(&d, &["--text", "--alloc_space", "./tje", "tje.0003.heap"]);
     assert_eq!((code, out.as_str()), (0, ""), "{err}");
     assert!(
-        err.contains("Warning: the profile records no allocation totals: the bracketed counts of every record are 0 (jemalloc writes them only with prof_accum:true); --alloc_space reports nothing\n"),
+        err.contains("Warning: the profile records no allocation totals: the bracketed counts of every record are 0 (jemalloc writes them only with prof_accum:true); alloc_space reports nothing\n"),
         "{err}"
     );
     // (Said once: not also as an empty report.)

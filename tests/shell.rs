@@ -1038,6 +1038,31 @@ fn weblist_writes_its_page_to_a_file() {
     let _ = std::fs::remove_file(&page);
     assert!(html.starts_with("<!DOCTYPE html>"), "{html}");
     assert!(html.contains("tdata::index::grow"), "{html}");
+    // The lines that say what a focus= option and the command's words took go to the
+    // terminal, however many there are; the page holds the listing only.
+    let (_, err, code) = t_heap_status(
+        &format!(
+            "focus=index::grow\nweblist grow -Slab >{}\n",
+            page.display()
+        ),
+        &[],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let html = std::fs::read_to_string(&page).unwrap();
+    let _ = std::fs::remove_file(&page);
+    assert!(!html.contains("After "), "{html}");
+    assert!(html.contains("tdata::index::grow"), "{html}");
+    // A viewer's graph goes to no file: said, rather than a file of its Total line.
+    let (_, err, code) = t_heap_status(&format!("web >{}\n", page.display()), &[]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "rpprof: web: a viewer's graph is not written to a file (>{}): svg, pdf or ps write it there\n",
+            page.display()
+        )),
+        "{err}"
+    );
+    assert!(!page.exists());
 }
 
 /// A page given to a browser stays while the browser may still be reading it, and no longer,
@@ -1147,7 +1172,7 @@ fn alloc_values_of_dumps_without_totals_say_why() {
     let (out, err) = rpprof_piped(&dir, &args, &tfile);
     let _ = std::fs::remove_file(&tfile);
     assert_eq!(
-        err.matches("Warning: the profile records no allocation totals: the bracketed counts of every record are 0 (jemalloc writes them only with prof_accum:true); --alloc_space reports nothing\n")
+        err.matches("Warning: the profile records no allocation totals: the bracketed counts of every record are 0 (jemalloc writes them only with prof_accum:true); alloc_space reports nothing\n")
             .count(),
         1,
         "{err}"

@@ -270,7 +270,7 @@ fn plain_forms_of_cpu_contention_and_jemalloc_profiles() {
     );
     // These dumps record no allocation totals (no prof_accum): the pages say so, as the
     // command line does, and keep the value's unit.
-    let warning = "Warning: the profile records no allocation totals: the bracketed counts of every record are 0 (jemalloc writes them only with prof_accum:true); --alloc_space reports nothing";
+    let warning = "Warning: the profile records no allocation totals: the bracketed counts of every record are 0 (jemalloc writes them only with prof_accum:true); alloc_space reports nothing";
     let top = get(&format!("{}/ui/top?si=alloc_space", s.url)).text();
     assert!(top.contains(warning), "{top}");
     assert!(top.contains(">Flat (MB)</th>"), "{top}");

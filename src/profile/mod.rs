@@ -681,8 +681,8 @@ pub fn looks_like_profile(head: &[u8]) -> bool {
         // `--peek`, is none).
         if let Some(rest) = head.strip_prefix(b"---") {
             return rest
-                .trim_ascii_start()
-                .first()
+                .iter()
+                .find(|&&b| b != b' ' && b != b'\t')
                 .is_some_and(u8::is_ascii_alphabetic);
         }
         let starts = [&b"heap profile:"[..], b"heap_v2/", b"%"];

@@ -456,6 +456,12 @@ impl Shell {
                 verb_name(verb)
             )));
         }
+        if let (Verb::Graph(_), Some(f)) = (verb, &r.output) {
+            return Err(Error::usage(format!(
+                "{}: a viewer's graph is not written to a file (>{f}): svg, pdf or ps write it there",
+                verb_name(verb)
+            )));
+        }
         if let (Some(first), Some(second)) = (&r.output, r.more_outputs.first()) {
             return Err(Error::usage(format!(
                 "{}: one '>' at most (>{first} and >{second})",
@@ -482,12 +488,11 @@ impl Shell {
         view.render(&self.session, &mut buf, err)?;
         if verb == Verb::Weblist {
             // The Total and After lines go to the terminal, the listing to the browser.
-            let head = 1 + usize::from(r.ignore.is_some());
-            let mut lines = buf.split_inclusive(|&b| b == b'\n');
-            for _ in 0..head {
-                if let Some(l) = lines.next() {
-                    out.write_all(l).map_err(out_err)?;
-                }
+            let mut lines = buf.split_inclusive(|&b| b == b'\n').peekable();
+            while let Some(l) =
+                lines.next_if(|l| l.starts_with(b"Total:") || l.starts_with(b"After "))
+            {
+                out.write_all(l).map_err(out_err)?;
             }
             let listing: Vec<u8> = lines.flatten().copied().collect();
             if listing.iter().all(u8::is_ascii_whitespace) {

@@ -898,8 +898,9 @@ impl Local {
         for (path, n) in no_file {
             if self.other_programs.contains(&path) && Path::new(&path).is_file() {
                 warnings.push(format!(
-                    "Warning: {} in {path}, another program than {} (not looked up in it), print as hex",
+                    "Warning: {} in {path} {} as hex: it is neither the program ({}) nor a library, and is not looked up",
                     plural(n as usize, "address", "addresses"),
+                    if n == 1 { "prints" } else { "print" },
                     self.prog.display()
                 ));
                 continue;

@@ -227,12 +227,15 @@
       url.hash = value ? 'sort=' + value : '';
       window.history.replaceState(null, '', url.toString().replace(/#$/, ''));
     };
-    // The server's order, as the page came.
+    // The server's order, as the page came (`state` null), or the column and direction of
+    // one made here.
+    let state = null;
     const restore = () => {
       for (const r of original) body.appendChild(r);
       showRunning(true);
-      mark(heads.findIndex((h) => h.dataset.key === sorted), true);
+      mark(sorted ? heads.findIndex((h) => h.dataset.key === sorted) : -1, true);
       fragment('');
+      state = null;
     };
     const sortHere = (col, desc) => {
       const numeric = heads[col].dataset.type === 'num';
@@ -250,6 +253,7 @@
       showRunning(false);
       mark(col, desc);
       fragment(col + '-' + (desc ? 'desc' : 'asc'));
+      state = { col: col, desc: desc };
     };
     const asked = /^#sort=(\d+)-(asc|desc)$/.exec(window.location.hash);
     restore();
@@ -261,17 +265,32 @@
         sortHere(col, desc);
       }
     }
+    // Clicks on one column: its first order (largest first for a number, A to Z for a
+    // name), the reverse, then the page's own order again.
     heads.forEach((th, col) => {
       th.addEventListener('click', () => {
         const numeric = th.dataset.type === 'num';
-        const desc = numeric ? !th.classList.contains('desc') : th.classList.contains('asc');
         const order = th.dataset.order;
-        // A server order: asked of the server, which has all the rows of a cut table and
-        // the running total. (The form's URL: it holds the expressions the page shows, the
-        // command line's on a bare URL, which a URL with parameters must say.) A cut table
-        // holds only the first rows: it is sorted in no other order by a number.
+        const mine = order && order === sorted;
+        let desc;
+        if (state && state.col === col) {
+          // (The reverse of a server order is the page's own: back to it.)
+          if (state.desc !== numeric || mine) {
+            restore();
+            return;
+          }
+          desc = !state.desc;
+        } else if (!state && mine) {
+          desc = false;
+        } else {
+          desc = numeric;
+        }
+        // A server order is asked of the server, which has all the rows of a cut table
+        // and the running total. (The form's URL: it holds the expressions the page shows,
+        // the command line's on a bare URL, which a URL with parameters must say.) A cut
+        // table holds only the first rows: it is sorted in no other order by a number.
         if (order && (desc || table.dataset.cut)) {
-          if (order === sorted) {
+          if (mine) {
             restore();
             return;
           }
