@@ -1216,9 +1216,9 @@ impl Session {
     /// `profiles` (indices) when none of them records any: every record's bracketed counts
     /// are 0 (jemalloc's without `prof_accum`), while they hold bytes in use. None otherwise.
     pub fn no_allocation_totals(&self, profiles: &[usize], value: Value) -> Option<String> {
-        let (name, flag) = match value.heap {
-            HeapValue::AllocSpace => ("alloc_space", "alloc_space"),
-            HeapValue::AllocObjects => ("alloc_objects", "alloc_objects"),
+        let name = match value.heap {
+            HeapValue::AllocSpace => "alloc_space",
+            HeapValue::AllocObjects => "alloc_objects",
             _ => return None,
         };
         if self.kind() != Kind::Heap {
@@ -1248,7 +1248,7 @@ impl Session {
                 ""
             };
             format!(
-                "Warning: the profile records no allocation totals: the bracketed counts of every record are 0{why}; {flag} reports nothing"
+                "Warning: the profile records no allocation totals: the bracketed counts of every record are 0{why}; {name} reports nothing"
             )
         })
     }
