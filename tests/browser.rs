@@ -156,6 +156,18 @@ impl Browser {
         v["value"].clone()
     }
 
+    /// The values (`data-v`) of column `k` of the top table, row by row.
+    fn column_values(&self, k: usize) -> Vec<f64> {
+        let v = self.js(&format!(
+            "return Array.from(document.querySelectorAll('#toptable tbody tr')).map(r => parseFloat(r.cells[{k}].dataset.v))"
+        ));
+        v.as_array()
+            .unwrap_or_else(|| panic!("not an array: {v}"))
+            .iter()
+            .map(|x| x.as_f64().unwrap_or_else(|| panic!("not a number: {x}")))
+            .collect()
+    }
+
     /// Sets the window's size.
     fn size(&self, width: u32, height: u32) {
         self.call(
@@ -553,13 +565,7 @@ fn top_graph_and_a_new_dump_in_the_browser() {
     );
     let cum_first = b.js(first);
     assert_ne!(flat_first, cum_first);
-    let cums = b.js("return Array.from(document.querySelectorAll('#toptable tbody tr')).map(r => parseFloat(r.cells[3].dataset.v))");
-    let cums: Vec<f64> = cums
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_f64().unwrap())
-        .collect();
+    let cums = b.column_values(3);
     assert!(cums.windows(2).all(|w| w[0] >= w[1]), "{cums:?}");
     assert!(
         b.js("return location.search")
@@ -605,13 +611,7 @@ fn top_graph_and_a_new_dump_in_the_browser() {
     // A column of the page's own order (Cum% here): a click reverses it in the page, the
     // next one brings the page's order back.
     b.click("#toptable th:nth-child(5)");
-    let cums = b.js("return Array.from(document.querySelectorAll('#toptable tbody tr')).map(r => parseFloat(r.cells[4].dataset.v))");
-    let cums: Vec<f64> = cums
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_f64().unwrap())
-        .collect();
+    let cums = b.column_values(4);
     assert!(cums.windows(2).all(|w| w[0] <= w[1]), "{cums:?}");
     assert!(
         b.js("return location.href")

@@ -713,44 +713,41 @@ fn an_empty_report_says_why() {
 /// it reads its own `--raw`.
 #[test]
 fn a_remote_raw_of_google_pprof_is_read() {
-    let d = common::root().join("testdata").join("t-heap");
-    let (code, raw, err) = run(&d, &["--raw", "./theap", "theap.hprof.0003.heap"]);
-    assert_eq!(code, 0, "{err}");
-    let symbols = &raw[..raw.find("\n---\n").expect(&raw) + 5];
-    let dump = std::fs::read_to_string(d.join("theap.hprof.0003.heap")).unwrap();
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    let (ours, theirs) = (dir.join("ours.raw"), dir.join("remote.raw"));
-    std::fs::write(&ours, &raw).unwrap();
-    std::fs::write(&theirs, format!("{symbols}--- profile\n{dump}")).unwrap();
-    let (code, want, err) = run(&d, &["--text", ours.to_str().unwrap()]);
-    assert_eq!(code, 0, "{err}");
-    let (code, got, err) = run(&d, &["--text", theirs.to_str().unwrap()]);
-    assert_eq!(code, 0, "{err}");
-    assert!(!err.contains("no name"), "{err}");
-    assert_eq!(got, want);
-    assert!(want.contains(" tdata::index::grow\n"), "{want}");
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    // rpprof's --raw of `profile` in case `case`, and google-pprof's remote form of it: the
+    // same symbols, then `--- profile` and the profile file as it is. Their text reports
+    // are the same, every address named; returns the report.
+    let same = |case: &str, program: &str, profile: &str| -> String {
+        let d = common::link_case(case);
+        let out = common::rpprof(&d, &["--raw", program, profile]);
+        assert_eq!(out.status.code(), Some(0), "{case}");
+        let raw = out.stdout;
+        let end = raw
+            .windows(5)
+            .position(|w| w == b"\n---\n")
+            .expect("the symbol section's end")
+            + 5;
+        let mut remote = raw[..end].to_vec();
+        remote.extend_from_slice(b"--- profile\n");
+        remote.extend_from_slice(&std::fs::read(d.join(profile)).unwrap());
+        let (ours, theirs) = (
+            tmp.join(format!("ours-{case}.raw")),
+            tmp.join(format!("remote-{case}.raw")),
+        );
+        std::fs::write(&ours, &raw).unwrap();
+        std::fs::write(&theirs, &remote).unwrap();
+        let (code, want, err) = run(&d, &["--text", ours.to_str().unwrap()]);
+        assert_eq!(code, 0, "{err}");
+        let (code, got, err) = run(&d, &["--text", theirs.to_str().unwrap()]);
+        assert_eq!(code, 0, "{err}");
+        assert!(!err.contains("no name"), "{case}: {err}");
+        assert_eq!(got, want, "{case}");
+        want
+    };
+    // A text heap profile (callers as recorded, the symbols naming them moved back).
+    let heap = same("t-heap", "./theap", "theap.hprof.0003.heap");
+    assert!(heap.contains(" tdata::index::grow\n"), "{heap}");
     // Of the CPU page, the profile as it came is binary, its callers as recorded: rpprof
     // moves them back when the symbols name them so (google-pprof prints them as hex).
-    common::link_case("t-cpu");
-    let d = common::root().join("testdata").join("t-cpu");
-    let out = common::rpprof(&d, &["--raw", "./tcpu-nopie", "tcpu-nopie.prof"]);
-    assert_eq!(out.status.code(), Some(0));
-    let raw = out.stdout;
-    let end = raw
-        .windows(5)
-        .position(|w| w == b"\n---\n")
-        .expect("the symbol section's end")
-        + 5;
-    let mut remote = raw[..end].to_vec();
-    remote.extend_from_slice(b"--- profile\n");
-    remote.extend_from_slice(&std::fs::read(d.join("tcpu-nopie.prof")).unwrap());
-    let (ours, theirs) = (dir.join("ours-cpu.raw"), dir.join("remote-cpu.raw"));
-    std::fs::write(&ours, &raw).unwrap();
-    std::fs::write(&theirs, &remote).unwrap();
-    let (code, want, err) = run(&d, &["--text", ours.to_str().unwrap()]);
-    assert_eq!(code, 0, "{err}");
-    let (code, got, err) = run(&d, &["--text", theirs.to_str().unwrap()]);
-    assert_eq!(code, 0, "{err}");
-    assert!(!err.contains("no name"), "{err}");
-    assert_eq!(got, want);
+    same("t-cpu", "./tcpu-nopie", "tcpu-nopie.prof");
 }

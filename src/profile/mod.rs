@@ -467,13 +467,7 @@ fn parse_plain(data: &[u8], path: &Path) -> Result<Profile> {
     }
     let mut lines = lines::Lines::new(data);
     let mut notes = Vec::new();
-    let Some(mut header) = read_header(&mut lines, &mut notes) else {
-        return Err(Error::format(
-            path,
-            Location::Line(lines.line_no()),
-            "no profile header line",
-        ));
-    };
+    let mut header = next_header(&mut lines, &mut notes, path, "no profile header line")?;
     let mut symbols = None;
     if starts_marker(header.text, b"symbol") {
         symbols = Some(symbolized::read_symbols(&mut lines, path, &mut notes)?);
@@ -490,29 +484,21 @@ fn parse_plain(data: &[u8], path: &Path) -> Result<Profile> {
         if !is_print(data[pos]) {
             return with_symbols(cpu::parse(data, pos, path, false), symbols, notes);
         }
-        header = match read_header(&mut lines, &mut notes) {
-            Some(h) => h,
-            None => {
-                return Err(Error::format(
-                    path,
-                    Location::Line(lines.line_no()),
-                    "symbolized profile has no profile section after its symbols",
-                ));
-            }
-        };
+        header = next_header(
+            &mut lines,
+            &mut notes,
+            path,
+            "symbolized profile has no profile section after its symbols",
+        )?;
     }
     // jeprof writes a `--- heap` / `--- growth` marker before a text profile's own header.
     if starts_marker(header.text, b"heap") || starts_marker(header.text, b"growth") {
-        header = match read_header(&mut lines, &mut notes) {
-            Some(h) => h,
-            None => {
-                return Err(Error::format(
-                    path,
-                    Location::Line(lines.line_no()),
-                    "no heap profile after its \"---\" marker",
-                ));
-            }
-        };
+        header = next_header(
+            &mut lines,
+            &mut notes,
+            path,
+            "no heap profile after its \"---\" marker",
+        )?;
     }
     // google-pprof's --raw of a remote profile: `--- profile`, then the server's answer as
     // it came, which is text for every page but the CPU one (google-pprof cannot read it
@@ -522,16 +508,12 @@ fn parse_plain(data: &[u8], path: &Path) -> Result<Profile> {
         && starts_marker(header.text, b"profile")
         && data.get(lines.offset()).is_some_and(|&b| is_print(b))
     {
-        header = match read_header(&mut lines, &mut notes) {
-            Some(h) => h,
-            None => {
-                return Err(Error::format(
-                    path,
-                    Location::Line(lines.line_no()),
-                    "no profile after its \"--- profile\" marker",
-                ));
-            }
-        };
+        header = next_header(
+            &mut lines,
+            &mut notes,
+            path,
+            "no profile after its \"--- profile\" marker",
+        )?;
         verbatim = true;
     }
     // A symbolized profile's writer already moved caller addresses back; but jeprof moves
@@ -629,6 +611,17 @@ pub(crate) struct Header<'a> {
 }
 
 /// Reads pprof's header section: `%warn` and other `%` commands, then the header line.
+/// [`read_header`], or the error `missing` at the line reached when there is none.
+fn next_header<'a>(
+    lines: &mut lines::Lines<'a>,
+    notes: &mut Vec<String>,
+    path: &Path,
+    missing: &str,
+) -> Result<Header<'a>> {
+    read_header(lines, notes)
+        .ok_or_else(|| Error::format(path, Location::Line(lines.line_no()), missing))
+}
+
 fn read_header<'a>(lines: &mut lines::Lines<'a>, notes: &mut Vec<String>) -> Option<Header<'a>> {
     while let Some(l) = lines.next_line() {
         if let Some(rest) = l.text.strip_prefix(b"%warn")
