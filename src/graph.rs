@@ -14,6 +14,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use regex::Regex;
 
 use crate::profile::Kind;
+use crate::symbolize::place::Place;
 use crate::symbolize::{Frame, SymbolTable};
 
 /// Stack → value; pprof's `$profile` hash.
@@ -701,7 +702,7 @@ fn second_pc_always_same(stacks: &Stacks) -> Option<u64> {
 fn symbol_matches(frames: Option<&[Frame]>, re: &Regex) -> bool {
     frames.is_some_and(|fs| {
         fs.iter()
-            .any(|f| re.is_match(&f.short) || re.is_match(&f.fileline))
+            .any(|f| re.is_match(&f.short) || f.fileline.with_text(|t| re.is_match(t)))
     })
 }
 
@@ -952,7 +953,7 @@ struct Translator<'a> {
     ranges: FxHashMap<u64, (u32, u32)>,
     items: Vec<Item>,
     /// The `file:line` of each `Callback::Run` item.
-    runs: Vec<String>,
+    runs: Vec<Place>,
     /// With one node per function, a frame's node depends only on its names (and on whether
     /// it is inlined), unless it is named after its address: such frames are cached by the
     /// addresses of their name strings.
@@ -1025,7 +1026,7 @@ impl<'a> Translator<'a> {
         let base = match frame_base(f, inline, true, self.map) {
             Ok(base) => base,
             Err(fileline) => {
-                self.runs.push(fileline.to_string());
+                self.runs.push(fileline.clone());
                 return Item::Run(self.runs.len() as u32 - 1);
             }
         };
@@ -1551,7 +1552,7 @@ pub fn matches(addrs: &[u64], symbols: &SymbolTable, re: &Regex, opts: &Options)
                         *by_name
                             .entry(Arc::as_ptr(&f.short) as *const u8 as usize)
                             .or_insert_with(|| re.is_match(&f.short))
-                            || re.is_match(&f.fileline)
+                            || f.fileline.with_text(|t| re.is_match(t))
                     })
                 })
             })
@@ -1665,7 +1666,7 @@ enum Item {
 enum Translated {
     Name(Node),
     /// A `Callback::Run` frame (its `file:line`): its name depends on the caller.
-    Run(String),
+    Run(Place),
 }
 
 /// pprof's `TranslateStack` for one address: the node names, innermost frame first.
@@ -1686,7 +1687,7 @@ fn translate(
             let astr: Arc<str> = Arc::from(addr_key(a, opts.address_width));
             let f = Frame {
                 function: astr.clone(),
-                fileline: String::new(),
+                fileline: Place::default(),
                 short: astr,
             };
             vec![translate_frame(a, &f, false, false, map, opts)]
@@ -1697,7 +1698,7 @@ fn translate(
 /// The key of one frame: a node name, or a `Callback::Run` frame's `file:line`.
 enum FrameKey<'a> {
     Name(Cow<'a, str>),
-    Run(&'a str),
+    Run(&'a Place),
 }
 
 /// The [`FrameKey`] of one frame of address `a` (`symbolized` when the frame is the symbol
@@ -1731,7 +1732,7 @@ fn frame_base<'a>(
     inline: bool,
     symbolized: bool,
     map: &'a FxHashMap<Arc<str>, String>,
-) -> std::result::Result<&'a str, &'a str> {
+) -> std::result::Result<&'a str, &'a Place> {
     let renamed = if map.is_empty() {
         None
     } else {
@@ -1762,7 +1763,7 @@ fn translate_frame(
     opts: &Options,
 ) -> Translated {
     match frame_key(a, f, inline, symbolized, map, opts) {
-        FrameKey::Run(fileline) => Translated::Run(fileline.to_string()),
+        FrameKey::Run(fileline) => Translated::Run(fileline.clone()),
         FrameKey::Name(key) => Translated::Name(node_of(key, a, opts.address_width)),
     }
 }
@@ -1790,7 +1791,7 @@ fn is_addr_key(key: &str, a: u64, w: usize) -> bool {
 fn granular<'a>(
     func: &'a str,
     inline: bool,
-    fileline: &'a str,
+    fileline: &'a Place,
     a: u64,
     w: usize,
     opts: &Options,
@@ -1808,7 +1809,7 @@ fn granular<'a>(
 fn granular_in<'a>(
     func: &'a str,
     inline: bool,
-    fileline: &'a str,
+    fileline: &'a Place,
     a: u64,
     w: usize,
     opts: &Options,
@@ -1830,7 +1831,7 @@ fn granular_in<'a>(
             buf.push(' ');
             push_name(buf);
             buf.push(' ');
-            buf.push_str(fileline);
+            fileline.push_to(buf);
         }
         Granularity::Lines => {
             if unknown && fileline == "??:0" {
@@ -1838,7 +1839,7 @@ fn granular_in<'a>(
             } else {
                 push_name(buf);
                 buf.push(' ');
-                buf.push_str(fileline);
+                fileline.push_to(buf);
                 if show {
                     buf.push_str(" (");
                     push_addr_key(buf, a, w);
@@ -1864,22 +1865,11 @@ fn granular_in<'a>(
             if fileline == "??:0" || fileline.is_empty() {
                 push_addr_key(buf, a, w);
             } else {
-                return Some(strip_line(fileline));
+                return Some(fileline.file());
             }
         }
     }
     None
-}
-
-/// `file:123` → `file`.
-fn strip_line(fileline: &str) -> &str {
-    if let Some(i) = fileline.rfind(':') {
-        let digits = &fileline[i + 1..];
-        if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
-            return &fileline[..i];
-        }
-    }
-    fileline
 }
 
 /// pprof's `TranslateStack` of every stack, as `PrintDot` uses it for edges: the node keys of
@@ -2275,7 +2265,7 @@ mod tests {
             let sorted: Vec<(&Vec<u64>, &f64)> = stacks.map.iter().collect();
             let one = reduce_part(&sorted, &symbols, &map, &opts).0;
             let two = reduce_on(&stacks, &symbols, &opts, 2);
-            assert!(one.nodes.len() > 100);
+            assert!(one.nodes.len() > 100, "{granularity:?}");
             assert_eq!(by_key(&one), by_key(&two), "{granularity:?}");
         }
     }

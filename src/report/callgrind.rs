@@ -30,9 +30,9 @@ fn location(symbols: &SymbolTable, a: u64, jeprof: bool) -> String {
     match symbols.get(a).and_then(|f| f.first()) {
         Some(f) => {
             let file = if f.fileline == "?" || (!jeprof && f.fileline == ":0") {
-                "??:0"
+                "??:0".to_string()
             } else {
-                f.fileline.as_str()
+                f.fileline.to_string()
             };
             format!("{file}:{}", f.short)
         }
@@ -46,9 +46,9 @@ fn inline_locations(symbols: &SymbolTable, a: u64, out: &mut Vec<String>) {
         Some(frames) => {
             for (i, f) in frames.iter().enumerate().rev() {
                 let file = if f.fileline == "?" || f.fileline == ":0" {
-                    "??:0"
+                    "??:0".to_string()
                 } else {
-                    f.fileline.as_str()
+                    f.fileline.to_string()
                 };
                 let suffix = if i == 0 { "" } else { "[inline]" };
                 out.push(format!("{file}:{}{suffix}", f.short));

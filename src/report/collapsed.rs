@@ -52,12 +52,12 @@ fn names_at(symbols: &SymbolTable, a: u64, width: usize, how: Names, out: &mut V
         Some(frames) => {
             for (i, f) in frames.iter().enumerate().rev() {
                 let file = if f.fileline == "?" || f.fileline == ":0" {
-                    "??:0"
+                    "??:0".to_string()
                 } else {
-                    f.fileline.as_str()
+                    f.fileline.to_string()
                 };
                 let name = if &*f.function == "??" {
-                    file
+                    &file
                 } else if how == Names::Short {
                     &f.short
                 } else {

@@ -299,7 +299,8 @@ pub fn encode(job: &ProtoJob<'_>) -> Vec<u8> {
             }
             // The table holds the real function first; profile.proto wants the innermost.
             for f in frames.iter().rev() {
-                let (file, line) = file_line(&f.fileline).unwrap_or(("", 0));
+                let place = f.fileline.to_string();
+                let (file, line) = file_line(&place).unwrap_or(("", 0));
                 // Without the `<address>` tag names taken from the symbol table carry.
                 let function = collapsed::untagged(&f.function);
                 let key = (function.to_string(), file.to_string());

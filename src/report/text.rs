@@ -174,7 +174,9 @@ pub fn push_node_name(line: &mut Vec<u8>, node: &Node, symbols: &SymbolTable, g:
             }
             line.extend_from_slice(first.short.as_bytes());
             line.push(b' ');
-            line.extend_from_slice(first.fileline.as_bytes());
+            first
+                .fileline
+                .with_text(|t| line.extend_from_slice(t.as_bytes()));
         }
         None => line.extend_from_slice(node.key.as_bytes()),
     }
@@ -192,9 +194,9 @@ fn location(symbols: &SymbolTable, a: u64) -> String {
     match symbols.get(a).and_then(|f| f.first()) {
         Some(f) => {
             let file = if f.fileline == "?" || f.fileline == ":0" {
-                "??:0"
+                "??:0".to_string()
             } else {
-                f.fileline.as_str()
+                f.fileline.to_string()
             };
             format!("{file}:{}", f.short)
         }

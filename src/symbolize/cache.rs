@@ -22,11 +22,12 @@ use std::time::SystemTime;
 
 use rustc_hash::FxHashMap;
 
+use super::place::Place;
 use super::{Frame, NO_ENTRY};
 use crate::split::Work;
 
 /// The first bytes of an entry (the format's version is the last digit).
-const MAGIC: &[u8; 8] = b"RPSYMC04";
+const MAGIC: &[u8; 8] = b"RPSYMC05";
 /// Entries are removed, oldest first, once the folder holds more than this (bytes), unless
 /// `RPPROF_CACHE_MAX_MB` says otherwise.
 const DEFAULT_MAX_BYTES: u64 = 512 << 20;
@@ -295,7 +296,17 @@ impl Cache {
             }
             Ok(_) => {}
         }
-        let data = match std::fs::read(&path) {
+        // Mapped, not read: the entry's pages are the page cache's, not copied into fresh
+        // memory (tens of MB for a large profile, the largest part of a warm run's memory).
+        let Ok(file) = std::fs::File::open(&path) else {
+            return Found::Miss;
+        };
+        // SAFETY: the mapping is read-only, and entries are never written in place (a new
+        // one is written to another name and renamed over it, which leaves this one
+        // mapped as it was). A file truncated by hand underneath would end the process
+        // (SIGBUS), as for the ELF files that are mapped too; it cannot make safe code
+        // read out of bounds.
+        let data = match unsafe { memmap2::MmapOptions::new().populate().map(&file) } {
             Ok(d) => d,
             Err(_) => return Found::Miss,
         };
@@ -640,8 +651,7 @@ fn encode(key: &Key, answers: &Answers<'_>) -> Vec<u8> {
 /// strings, the answers, the CRC), so that the answers, tens of MB for a large profile,
 /// are not copied into one buffer with the rest.
 fn encode_parts(key: &Key, answers: &Answers<'_>) -> [Vec<u8>; 3] {
-    // Names are shared (`Arc`): numbered once per shared string; places are written as
-    // they are.
+    // Names and places' files are shared (`Arc`): numbered once per shared string.
     let mut strings: Vec<&str> = Vec::new();
     let mut index: FxHashMap<usize, u32> = FxHashMap::default();
     fn number<'a>(
@@ -658,12 +668,12 @@ fn encode_parts(key: &Key, answers: &Answers<'_>) -> [Vec<u8>; 3] {
         }
         i
     }
-    // The answers' size, to allocate once: per frame three numbers and a place.
+    // The answers' size, to allocate once: per frame four numbers.
     let size: usize = answers
         .calls
         .iter()
         .flat_map(|(_, frames)| frames.iter().flatten())
-        .map(|frames| 4 + frames.iter().map(|f| 12 + f.fileline.len()).sum::<usize>())
+        .map(|frames| 4 + 16 * frames.len())
         .sum();
     let mut calls = Writer(Vec::with_capacity(size + 64));
     calls.u64(answers.calls.len() as u64);
@@ -673,9 +683,9 @@ fn encode_parts(key: &Key, answers: &Answers<'_>) -> [Vec<u8>; 3] {
             calls.str(w);
         }
         // The addresses, their frames, and where the second half of them starts (see
-        // [`Halves`]), filled in once written. Each half: its frames' places (`file:line`)
-        // back to back, read as text at once, then per address its number of frames and per
-        // frame its names' numbers and its place's length.
+        // [`Halves`]), filled in once written. Each half: per address its number of frames
+        // and per frame the numbers of its names and of its place's file, and its line
+        // (see [`Place::raw`]).
         calls.u64(frames.len() as u64);
         let head = calls.0.len();
         for _ in 0..4 {
@@ -683,9 +693,8 @@ fn encode_parts(key: &Key, answers: &Answers<'_>) -> [Vec<u8>; 3] {
         }
         let half = frames.len() / 2;
         let (mut total, mut first) = (0u64, (0u64, 0u64));
-        let (mut places, mut records) = (Vec::new(), Writer::default());
+        let mut records = Writer::default();
         for (part, range) in [(0, 0..half), (1, half..frames.len())] {
-            places.clear();
             records.0.clear();
             for f in &frames[range] {
                 match f {
@@ -698,13 +707,14 @@ fn encode_parts(key: &Key, answers: &Answers<'_>) -> [Vec<u8>; 3] {
                             records.u32(f);
                             let s = number(&fr.short, &mut strings, &mut index);
                             records.u32(s);
-                            records.u32(fr.fileline.len() as u32);
-                            places.extend_from_slice(fr.fileline.as_bytes());
+                            let (file, line) = fr.fileline.raw();
+                            let file = number(file, &mut strings, &mut index);
+                            records.u32(file);
+                            records.u32(line);
                         }
                     }
                 }
             }
-            calls.bytes(&places);
             calls.0.extend_from_slice(&records.0);
             if part == 0 {
                 first = (total, (calls.0.len() - head - 32) as u64);
@@ -819,18 +829,14 @@ fn decode(data: &[u8], question: &[u8]) -> Result<Entry, String> {
         }
         let at = r.at;
         let list = Halves::read(&mut r)?;
-        // Each frame takes 12 bytes or more.
+        // Each frame takes 16 bytes.
         let total = list.extra;
-        if total > r.data.len() / 12 {
+        if total > r.data.len() / 16 {
             return Err(format!("bad number of frames {total} at byte {at}"));
         }
         let parts = Halves::decode(&mut r, list, |r, n, frames| {
-            let at = r.at;
-            let places =
-                std::str::from_utf8(r.bytes()?).map_err(|_| format!("bad text at byte {at}"))?;
             let mut counts = Vec::with_capacity(n);
             let mut frames = Vec::with_capacity(frames);
-            let mut from = 0usize;
             for _ in 0..n {
                 let k = r.u32()?;
                 counts.push(k);
@@ -841,21 +847,14 @@ fn decode(data: &[u8], question: &[u8]) -> Result<Entry, String> {
                     let at = r.at;
                     let function = string(r.u32()?, at)?.clone();
                     let short = string(r.u32()?, at)?.clone();
-                    let to = from.saturating_add(r.u32()? as usize);
-                    let fileline = places
-                        .get(from..to)
-                        .ok_or_else(|| format!("bad place length at byte {at}"))?
-                        .to_string();
-                    from = to;
+                    let file = string(r.u32()?, at)?.clone();
+                    let fileline = Place::from_raw(file, r.u32()?);
                     frames.push(Frame {
                         function,
                         fileline,
                         short,
                     });
                 }
-            }
-            if from != places.len() {
-                return Err(format!("places left over before byte {}", r.at));
             }
             Ok((counts, frames))
         })?;

@@ -25,6 +25,7 @@ use super::extent::Unwind;
 use super::lookup::{A2lFrame, Addr2Line, DwarfSource};
 use super::names::short_name;
 use super::nm::NmTable;
+use super::place::Place;
 use super::{Frame, Options, SymbolTable, Symbolize, cache};
 use crate::profile::Mapping;
 use crate::split::Work;
@@ -692,6 +693,7 @@ impl Local {
             jeprof,
             width: w,
             shorts: Default::default(),
+            files: Default::default(),
             extents,
             file_name: file_name.clone(),
         };
@@ -929,6 +931,8 @@ struct Namer<'a> {
     width: usize,
     /// Short names by full name: most functions are named at many addresses.
     shorts: rustc_hash::FxHashMap<Arc<str>, Arc<str>>,
+    /// The files of the places named so far, shared by their frames.
+    files: rustc_hash::FxHashSet<Arc<str>>,
     /// When set, nm's routine names an address only inside its symbol's extent; others are
     /// named `<file_name>+0x<file address>`.
     extents: Option<&'a Unwind<'a>>,
@@ -972,9 +976,9 @@ impl Namer<'_> {
                 function, place, ..
             } = frame;
             let fileline = if self.jeprof {
-                place
+                Place::interned(&place, &mut self.files)
             } else {
-                pprof_place(place)
+                Place::interned(&pprof_place(place), &mut self.files)
             };
             let short = match self.shorts.get(&function) {
                 Some(s) => s.clone(),
@@ -1445,13 +1449,7 @@ impl Local {
                             .unwrap_or_default();
                         *next += 1;
                         warnings.extend(call.warnings);
-                        table.reserve(pcs.len(), call.frames.len());
-                        let mut frames = call.frames.into_iter();
-                        for (&pc, &k) in pcs.iter().zip(&call.counts) {
-                            if k != super::NO_ENTRY {
-                                table.insert_frames(pc, frames.by_ref().take(k as usize));
-                            }
-                        }
+                        table.insert_run(&pcs, &call.counts, call.frames);
                         Some((entry.nm_empty, entry.has_dwarf))
                     }
                     rec => {

@@ -21,6 +21,7 @@ pub mod local;
 pub mod lookup;
 pub mod names;
 pub mod nm;
+pub mod place;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -38,19 +39,23 @@ pub struct Frame {
     /// The full function name (shared by the frames of one function).
     pub function: Arc<str>,
     /// `file:line`, `??:0` or `?`.
-    pub fileline: String,
+    pub fileline: place::Place,
     /// pprof's short name of `function` (see [`names::short_name`]), computed once.
     pub short: Arc<str>,
 }
 
 impl Frame {
     /// A frame, with its short name; `keep_templates` as `--no_strip_temp`.
-    pub fn new(function: impl Into<Arc<str>>, fileline: String, keep_templates: bool) -> Frame {
+    pub fn new(
+        function: impl Into<Arc<str>>,
+        fileline: impl Into<place::Place>,
+        keep_templates: bool,
+    ) -> Frame {
         let function = function.into();
         let short = Arc::from(names::short_name(&function, keep_templates));
         Frame {
             function,
-            fileline,
+            fileline: fileline.into(),
             short,
         }
     }
@@ -63,7 +68,8 @@ pub const NO_ENTRY: u32 = u32::MAX;
 /// Address → frames, the real function first and inlined functions after it.
 ///
 /// The frames of all addresses lie back to back in one array, in the order the addresses
-/// were inserted (the symbolizers insert them mostly in address order): passes over the
+/// were inserted (the symbolizers insert them mostly in address order; a symbol cache
+/// entry's frames, adopted whole, may go first): passes over the
 /// whole table read memory in order, and consecutive addresses, which mostly share their
 /// function's name strings, are cheap to skip over.
 #[derive(Debug, Default, Clone)]
@@ -140,6 +146,47 @@ impl SymbolTable {
             None => {
                 self.index.insert(addr, self.entries.len() as u32);
                 self.entries.push((addr, lo, hi));
+            }
+        }
+    }
+
+    /// Sets the frames of each address of `addrs` that has an entry: `counts` (one per
+    /// address, [`NO_ENTRY`] for none) says how many of `frames`, taken in order, are its.
+    /// The larger of `frames` and the table's frames is kept, not copied: a symbol cache
+    /// entry's frames (hundreds of thousands for a large profile) become the table's.
+    pub fn insert_run(&mut self, addrs: &[u64], counts: &[u32], mut frames: Vec<Frame>) {
+        let run = frames.len();
+        let mut at = if run > self.frames.len() {
+            // The run's frames become the table's, from 0; the table's own go after them.
+            let own = std::mem::replace(&mut self.frames, frames);
+            let shift = run as u32;
+            for e in &mut self.entries {
+                e.1 += shift;
+                e.2 += shift;
+            }
+            self.frames.extend(own);
+            0
+        } else {
+            let lo = self.frames.len();
+            self.frames.append(&mut frames);
+            lo
+        };
+        let end = at + run;
+        self.index.reserve(addrs.len());
+        self.entries.reserve(addrs.len());
+        for (&addr, &k) in addrs.iter().zip(counts) {
+            // (Counts beyond the frames given are no entry: the caller checked they are not.)
+            if k == NO_ENTRY || at + k as usize > end {
+                continue;
+            }
+            let (lo, hi) = (at as u32, (at + k as usize) as u32);
+            at += k as usize;
+            match self.index.get(&addr) {
+                Some(&i) => self.entries[i as usize] = (addr, lo, hi),
+                None => {
+                    self.index.insert(addr, self.entries.len() as u32);
+                    self.entries.push((addr, lo, hi));
+                }
             }
         }
     }

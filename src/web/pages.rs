@@ -973,11 +973,11 @@ fn trend(ui: &Ui, sel: &Selected, page: &str) -> Response {
         Some(url("flamegraph", &q.encode()))
     };
     // The places of the session's frames, for the rows of lines.
-    let places: std::collections::HashSet<&str> = match t.granularity {
+    let places: std::collections::HashSet<String> = match t.granularity {
         Granularity::Lines if !t.stacks => s
             .symbols
             .iter()
-            .flat_map(|(_, frames)| frames.iter().map(|f| f.fileline.as_str()))
+            .flat_map(|(_, frames)| frames.iter().map(|f| f.fileline.to_string()))
             .collect(),
         _ => Default::default(),
     };
@@ -1046,7 +1046,7 @@ fn trend(ui: &Ui, sel: &Selected, page: &str) -> Response {
 /// file:line`, then ` (address)` with `--show_addresses`): the longest ending after a blank
 /// that is one of `places` (a frame's place). A function's name and a file's path may both
 /// hold blanks, so the last blank is not always where the place starts.
-fn line_place<'a>(name: &'a str, places: &std::collections::HashSet<&str>) -> Option<&'a str> {
+fn line_place<'a>(name: &'a str, places: &std::collections::HashSet<String>) -> Option<&'a str> {
     let name = match name.rsplit_once(" (") {
         Some((rest, tag))
             if tag.len() > 1
@@ -1059,7 +1059,7 @@ fn line_place<'a>(name: &'a str, places: &std::collections::HashSet<&str>) -> Op
     };
     name.match_indices(' ')
         .map(|(i, _)| &name[i + 1..])
-        .find(|place| places.contains(place))
+        .find(|place| places.contains(*place))
 }
 
 #[cfg(test)]
@@ -1093,12 +1093,13 @@ mod tests {
     /// name holds blanks, or an address follows it.
     #[test]
     fn places_of_line_rows() {
-        let places: std::collections::HashSet<&str> = [
+        let places: std::collections::HashSet<String> = [
             "/src/my dir/leak.cc:12",
             "/usr/include/c++/12/new_op.cc:50",
             "b.cc:3",
         ]
         .into_iter()
+        .map(String::from)
         .collect();
         let place = |name: &'static str| line_place(name, &places);
         assert_eq!(
