@@ -594,12 +594,13 @@ impl Halves {
         })
     }
 
-    /// The list's records, decoded by `part` (a reader, how many records to read, and the
-    /// number about them) in two parts, in order: on two cores when there are many.
+    /// The list's records, decoded by `part` (a reader, how many records to read, the
+    /// number about them, and whether it is the first part) in two parts, in order: on two
+    /// cores when there are many.
     fn decode<T: Send>(
         r: &mut Reader<'_>,
         h: Halves,
-        part: impl Fn(&mut Reader<'_>, usize, usize) -> Result<T, String> + Sync,
+        part: impl Fn(&mut Reader<'_>, usize, usize, bool) -> Result<T, String> + Sync,
     ) -> Result<[T; 2], String> {
         let mid = r.at + h.first_bytes;
         let whole = r.data;
@@ -609,7 +610,7 @@ impl Halves {
                 data: whole.get(..mid).unwrap_or_default(),
                 at: start,
             };
-            let t = part(&mut a, h.first, h.first_extra)?;
+            let t = part(&mut a, h.first, h.first_extra, true)?;
             if a.at != mid {
                 return Err(format!("a list's first half does not end at byte {mid}"));
             }
@@ -620,7 +621,7 @@ impl Halves {
                 data: whole,
                 at: mid,
             };
-            let t = part(&mut b, h.n - h.first, h.extra - h.first_extra)?;
+            let t = part(&mut b, h.n - h.first, h.extra - h.first_extra, false)?;
             Ok((t, b.at))
         };
         let (a, b) = if Work::CacheList.halves(h.n) {
@@ -791,7 +792,7 @@ fn decode(data: &[u8], question: &[u8]) -> Result<Entry, String> {
     let nm_empty = r.u8()? != 0;
     let has_dwarf = r.u8()? != 0;
     let list = Halves::read(&mut r)?;
-    let parts = Halves::decode(&mut r, list, |r, n, _| {
+    let parts = Halves::decode(&mut r, list, |r, n, _, _| {
         let at = r.at;
         let text = std::str::from_utf8(r.bytes()?).map_err(|_| format!("bad text at byte {at}"))?;
         let mut strings = Vec::with_capacity(n.min(text.len() + 1));
@@ -829,14 +830,19 @@ fn decode(data: &[u8], question: &[u8]) -> Result<Entry, String> {
         }
         let at = r.at;
         let list = Halves::read(&mut r)?;
-        // Each frame takes 16 bytes.
+        // Each frame takes 16 bytes, each address 4 or more.
         let total = list.extra;
         if total > r.data.len() / 16 {
             return Err(format!("bad number of frames {total} at byte {at}"));
         }
-        let parts = Halves::decode(&mut r, list, |r, n, frames| {
-            let mut counts = Vec::with_capacity(n);
-            let mut frames = Vec::with_capacity(frames);
+        if list.n > r.data.len() / 4 {
+            return Err(format!("bad number of addresses {} at byte {at}", list.n));
+        }
+        // The first half's arrays have room for the second's: joined without a copy of
+        // the first (a large profile's frames are tens of MB).
+        let parts = Halves::decode(&mut r, list, |r, n, frames, first| {
+            let mut counts = Vec::with_capacity(if first { list.n } else { n });
+            let mut frames = Vec::with_capacity(if first { total } else { frames });
             for _ in 0..n {
                 let k = r.u32()?;
                 counts.push(k);
@@ -858,15 +864,14 @@ fn decode(data: &[u8], question: &[u8]) -> Result<Entry, String> {
             }
             Ok((counts, frames))
         })?;
-        let mut call = Call {
+        let [(mut counts, mut frames), (more_counts, more_frames)] = parts;
+        counts.extend(more_counts);
+        frames.extend(more_frames);
+        let call = Call {
             warnings,
-            counts: Vec::with_capacity(list.n),
-            frames: Vec::with_capacity(total),
+            counts,
+            frames,
         };
-        for (counts, frames) in parts {
-            call.counts.extend(counts);
-            call.frames.extend(frames);
-        }
         if call.frames.len() != total {
             return Err(format!("bad number of frames {total} at byte {at}"));
         }
