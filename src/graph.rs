@@ -1150,7 +1150,10 @@ impl Translation {
         &self.nodes
     }
 
-    /// Calls `f` with each node of address id `a`, in order.
+    /// Calls `f` with each node of address id `a`, in order. (Inlined: it runs once per
+    /// frame of every stack, 1.6 million times on the large CPU profile, and a call there
+    /// cost a fifth more instructions than the loops it sits in.)
+    #[inline(always)]
     fn each_node(&self, a: u32, mut f: impl FnMut(u32)) {
         let (lo, hi) = self.ranges[a as usize];
         for item in &self.items[lo as usize..hi as usize] {

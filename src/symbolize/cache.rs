@@ -520,6 +520,7 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    #[inline]
     fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
         let end = self
             .at
@@ -533,9 +534,20 @@ impl<'a> Reader<'a> {
     fn u8(&mut self) -> Result<u8, String> {
         Ok(self.take(1)?[0])
     }
+    #[inline]
     fn u32(&mut self) -> Result<u32, String> {
-        let b = self.take(4)?;
-        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        let [v] = self.u32s::<1>()?;
+        Ok(v)
+    }
+    /// `N` numbers in a row (a frame's four at once: read for every frame of an entry).
+    #[inline]
+    fn u32s<const N: usize>(&mut self) -> Result<[u32; N], String> {
+        let b = self.take(4 * N)?;
+        let mut out = [0u32; N];
+        for (o, c) in out.iter_mut().zip(b.chunks_exact(4)) {
+            *o = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        }
+        Ok(out)
     }
     fn u64(&mut self) -> Result<u64, String> {
         let b = self.take(8)?;
@@ -851,10 +863,11 @@ fn decode(data: &[u8], question: &[u8]) -> Result<Entry, String> {
                 }
                 for _ in 0..k {
                     let at = r.at;
-                    let function = string(r.u32()?, at)?.clone();
-                    let short = string(r.u32()?, at)?.clone();
-                    let file = string(r.u32()?, at)?.clone();
-                    let fileline = Place::from_raw(file, r.u32()?);
+                    let [function, short, file, line] = r.u32s::<4>()?;
+                    let function = string(function, at)?.clone();
+                    let short = string(short, at)?.clone();
+                    let file = string(file, at)?.clone();
+                    let fileline = Place::from_raw(file, line);
                     frames.push(Frame {
                         function,
                         fileline,
