@@ -160,19 +160,35 @@ fn push_one_decimal(buf: &mut Vec<u8>, v: f64) -> bool {
         return false;
     }
     let tenths = a * 10.0;
-    let fl = tenths.floor();
-    let frac = tenths - fl;
+    // Below 10^13: the whole part is exact in a u64 and in an f64 (`floor`, for a
+    // number at least 0).
+    let whole = tenths as u64;
+    let frac = tenths - whole as f64;
     // Near .5 the exact binary value decides the rounding: leave that to `format!`.
     if (frac - 0.5).abs() < 1e-6 {
         return false;
     }
-    let t = if frac > 0.5 { fl as u64 + 1 } else { fl as u64 };
-    if v.is_sign_negative() {
-        buf.push(b'-');
+    let t = whole + u64::from(frac > 0.5);
+    // Written from the end into a buffer, then appended at once (a report writes two to
+    // five of these per line).
+    let mut b = [0u8; 24];
+    let mut i = b.len() - 2;
+    b[i] = b'.';
+    b[i + 1] = b'0' + (t % 10) as u8;
+    let mut n = t / 10;
+    loop {
+        i -= 1;
+        b[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
     }
-    push_u64(buf, t / 10);
-    buf.push(b'.');
-    buf.push(b'0' + (t % 10) as u8);
+    if v.is_sign_negative() {
+        i -= 1;
+        b[i] = b'-';
+    }
+    buf.extend_from_slice(&b[i..]);
     true
 }
 
