@@ -606,13 +606,12 @@ impl Halves {
         })
     }
 
-    /// The list's records, decoded by `part` (a reader, how many records to read, the
-    /// number about them, and whether it is the first part) in two parts, in order: on two
-    /// cores when there are many.
+    /// The list's records, decoded by `part` (a reader, how many records to read, and the
+    /// number about them) in two parts, in order: on two cores when there are many.
     fn decode<T: Send>(
         r: &mut Reader<'_>,
         h: Halves,
-        part: impl Fn(&mut Reader<'_>, usize, usize, bool) -> Result<T, String> + Sync,
+        part: impl Fn(&mut Reader<'_>, usize, usize) -> Result<T, String> + Sync,
     ) -> Result<[T; 2], String> {
         let mid = r.at + h.first_bytes;
         let whole = r.data;
@@ -622,7 +621,7 @@ impl Halves {
                 data: whole.get(..mid).unwrap_or_default(),
                 at: start,
             };
-            let t = part(&mut a, h.first, h.first_extra, true)?;
+            let t = part(&mut a, h.first, h.first_extra)?;
             if a.at != mid {
                 return Err(format!("a list's first half does not end at byte {mid}"));
             }
@@ -633,7 +632,7 @@ impl Halves {
                 data: whole,
                 at: mid,
             };
-            let t = part(&mut b, h.n - h.first, h.extra - h.first_extra, false)?;
+            let t = part(&mut b, h.n - h.first, h.extra - h.first_extra)?;
             Ok((t, b.at))
         };
         let (a, b) = if Work::CacheList.halves(h.n) {
@@ -804,7 +803,7 @@ fn decode(data: &[u8], question: &[u8]) -> Result<Entry, String> {
     let nm_empty = r.u8()? != 0;
     let has_dwarf = r.u8()? != 0;
     let list = Halves::read(&mut r)?;
-    let parts = Halves::decode(&mut r, list, |r, n, _, _| {
+    let parts = Halves::decode(&mut r, list, |r, n, _| {
         let at = r.at;
         let text = std::str::from_utf8(r.bytes()?).map_err(|_| format!("bad text at byte {at}"))?;
         let mut strings = Vec::with_capacity(n.min(text.len() + 1));
@@ -850,11 +849,9 @@ fn decode(data: &[u8], question: &[u8]) -> Result<Entry, String> {
         if list.n > r.data.len() / 4 {
             return Err(format!("bad number of addresses {} at byte {at}", list.n));
         }
-        // The first half's arrays have room for the second's: joined without a copy of
-        // the first (a large profile's frames are tens of MB).
-        let parts = Halves::decode(&mut r, list, |r, n, frames, first| {
-            let mut counts = Vec::with_capacity(if first { list.n } else { n });
-            let mut frames = Vec::with_capacity(if first { total } else { frames });
+        let parts = Halves::decode(&mut r, list, |r, n, frames| {
+            let mut counts = Vec::with_capacity(n);
+            let mut frames = Vec::with_capacity(frames);
             for _ in 0..n {
                 let k = r.u32()?;
                 counts.push(k);
@@ -877,14 +874,15 @@ fn decode(data: &[u8], question: &[u8]) -> Result<Entry, String> {
             }
             Ok((counts, frames))
         })?;
-        let [(mut counts, mut frames), (more_counts, more_frames)] = parts;
-        counts.extend(more_counts);
-        frames.extend(more_frames);
-        let call = Call {
+        let mut call = Call {
             warnings,
-            counts,
-            frames,
+            counts: Vec::with_capacity(list.n),
+            frames: Vec::with_capacity(total),
         };
+        for (counts, frames) in parts {
+            call.counts.extend(counts);
+            call.frames.extend(frames);
+        }
         if call.frames.len() != total {
             return Err(format!("bad number of frames {total} at byte {at}"));
         }

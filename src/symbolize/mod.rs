@@ -67,22 +67,17 @@ pub const NO_ENTRY: u32 = u32::MAX;
 
 /// Address → frames, the real function first and inlined functions after it.
 ///
-/// The frames of all addresses lie back to back, in the order the addresses were inserted
-/// (the symbolizers insert them mostly in address order), in one array (two when a symbol
-/// cache entry's are adopted whole): passes over the whole table read memory in order, and
-/// consecutive addresses, which mostly share their function's name strings, are cheap to
-/// skip over.
+/// The frames of all addresses lie back to back in one array, in the order the addresses
+/// were inserted (the symbolizers insert them mostly in address order; a symbol cache
+/// entry's frames, adopted whole, may go first): passes over the
+/// whole table read memory in order, and consecutive addresses, which mostly share their
+/// function's name strings, are cheap to skip over.
 #[derive(Debug, Default, Clone)]
 pub struct SymbolTable {
     /// Address → its index in `entries`.
     index: FxHashMap<u64, u32>,
-    /// Address and the range of frames that holds its frames, in insertion order: frame
-    /// `i` is `adopted[i]`, or `frames[i - adopted.len()]` past those.
+    /// Address and the range of `frames` that holds its frames, in insertion order.
     entries: Vec<(u64, u32, u32)>,
-    /// A symbol cache entry's frames, taken whole ([`SymbolTable::insert_run`]): hundreds
-    /// of thousands for a large profile, neither copied nor grown.
-    adopted: Vec<Frame>,
-    /// The other frames.
     frames: Vec<Frame>,
 }
 
@@ -96,22 +91,7 @@ impl SymbolTable {
     pub fn get(&self, addr: u64) -> Option<&[Frame]> {
         let &i = self.index.get(&addr)?;
         let (_, lo, hi) = self.entries[i as usize];
-        self.slice(lo, hi)
-    }
-
-    /// Frames `lo..hi` (never some adopted and some not).
-    fn slice(&self, lo: u32, hi: u32) -> Option<&[Frame]> {
-        let (lo, hi, n) = (lo as usize, hi as usize, self.adopted.len());
-        if hi <= n {
-            self.adopted.get(lo..hi)
-        } else {
-            self.frames.get(lo.checked_sub(n)?..hi - n)
-        }
-    }
-
-    /// The number of frames.
-    fn frames_len(&self) -> usize {
-        self.adopted.len() + self.frames.len()
+        Some(&self.frames[lo as usize..hi as usize])
     }
 
     /// Per address of `addrs` (sorted and unique), the index of its entry ([`NO_ENTRY`]:
@@ -140,7 +120,7 @@ impl SymbolTable {
     /// The frames of entry `i` (an index from [`SymbolTable::entries_for`]).
     pub fn entry(&self, i: u32) -> Option<&[Frame]> {
         let &(_, lo, hi) = self.entries.get(i as usize)?;
-        self.slice(lo, hi)
+        self.frames.get(lo as usize..hi as usize)
     }
 
     /// Makes room for `n` more addresses, with `frames` frames between them.
@@ -157,9 +137,9 @@ impl SymbolTable {
 
     /// Sets the frames at `addr` (replacing those it had) from an iterator.
     pub fn insert_frames(&mut self, addr: u64, frames: impl IntoIterator<Item = Frame>) {
-        let lo = self.frames_len() as u32;
+        let lo = self.frames.len() as u32;
         self.frames.extend(frames);
-        let hi = self.frames_len() as u32;
+        let hi = self.frames.len() as u32;
         match self.index.get(&addr) {
             // The old frames stay in the array, unused (a replaced entry is rare).
             Some(&i) => self.entries[i as usize] = (addr, lo, hi),
@@ -172,21 +152,22 @@ impl SymbolTable {
 
     /// Sets the frames of each address of `addrs` that has an entry: `counts` (one per
     /// address, [`NO_ENTRY`] for none) says how many of `frames`, taken in order, are its.
-    /// The first run larger than the table's frames is kept as it is, not copied: a symbol
-    /// cache entry's frames (hundreds of thousands for a large profile) become the table's.
+    /// The larger of `frames` and the table's frames is kept, not copied: a symbol cache
+    /// entry's frames (hundreds of thousands for a large profile) become the table's.
     pub fn insert_run(&mut self, addrs: &[u64], counts: &[u32], mut frames: Vec<Frame>) {
         let run = frames.len();
-        let mut at = if self.adopted.is_empty() && run > self.frames.len() {
-            // The run's frames are numbered from 0; those the table had, after them.
-            self.adopted = std::mem::take(&mut frames);
+        let mut at = if run > self.frames.len() {
+            // The run's frames become the table's, from 0; the table's own go after them.
+            let own = std::mem::replace(&mut self.frames, frames);
             let shift = run as u32;
             for e in &mut self.entries {
                 e.1 += shift;
                 e.2 += shift;
             }
+            self.frames.extend(own);
             0
         } else {
-            let lo = self.frames_len();
+            let lo = self.frames.len();
             self.frames.append(&mut frames);
             lo
         };
@@ -238,7 +219,7 @@ impl SymbolTable {
     pub fn iter(&self) -> impl Iterator<Item = (u64, &[Frame])> {
         self.entries
             .iter()
-            .map(|&(a, lo, hi)| (a, self.slice(lo, hi).unwrap_or_default()))
+            .map(|&(a, lo, hi)| (a, &self.frames[lo as usize..hi as usize]))
     }
 
     /// Per address of `addrs` (sorted and unique: the addresses the table was made for),
@@ -262,7 +243,7 @@ impl SymbolTable {
     /// [`is_unnamed`] of the frames `lo..hi`; `last`: the name looked at before and its
     /// answer, kept for the next call (the next entry's name is mostly the same).
     fn entry_unnamed(&self, lo: u32, hi: u32, last: &mut (*const u8, bool)) -> bool {
-        let frames = self.slice(lo, hi).unwrap_or_default();
+        let frames = &self.frames[lo as usize..hi as usize];
         match frames.first() {
             None => true,
             Some(f) => {
@@ -383,49 +364,6 @@ pub struct Options {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A run of frames taken whole comes before the frames the table had, which keep their
-    /// entries; frames inserted after it, and a second run, go after; every address reads
-    /// back its own frames, and the entries keep their insertion order.
-    #[test]
-    fn runs_taken_whole_or_appended() {
-        let f = |a: u64, i: u64| Frame::new(format!("f{a:x}_{i}"), format!("f.c:{a}"), false);
-        let frames = |a: u64, k: u64| (0..k).map(|i| f(a, i)).collect::<Vec<_>>();
-        let mut t = SymbolTable::new();
-        t.insert(0x10, frames(0x10, 2));
-        t.insert(0x20, frames(0x20, 1));
-        // A run of 3 addresses (one without an entry) and 6 frames: taken whole.
-        let run: Vec<Frame> = [(0x30, 2), (0x50, 4)]
-            .iter()
-            .flat_map(|&(a, k)| frames(a, k))
-            .collect();
-        t.insert_run(&[0x30, 0x40, 0x50], &[2, NO_ENTRY, 4], run);
-        t.insert(0x60, frames(0x60, 1));
-        // A smaller run: appended; a count past its frames is no entry.
-        t.insert_run(&[0x70, 0x80], &[1, 5], frames(0x70, 1));
-        // An address inserted again: its new frames.
-        t.insert(0x20, frames(0x21, 3));
-        let want = [
-            (0x10, frames(0x10, 2)),
-            (0x20, frames(0x21, 3)),
-            (0x30, frames(0x30, 2)),
-            (0x50, frames(0x50, 4)),
-            (0x60, frames(0x60, 1)),
-            (0x70, frames(0x70, 1)),
-        ];
-        for (a, fs) in &want {
-            assert_eq!(t.get(*a), Some(fs.as_slice()), "{a:x}");
-        }
-        assert_eq!(t.get(0x40), None);
-        assert_eq!(t.get(0x80), None);
-        let got: Vec<(u64, Vec<Frame>)> = t.iter().map(|(a, fs)| (a, fs.to_vec())).collect();
-        assert_eq!(got, want.to_vec());
-        let addrs: Vec<u64> = want.iter().map(|w| w.0).collect();
-        let ids = t.entries_for(&addrs);
-        for (i, (_, fs)) in ids.iter().zip(&want) {
-            assert_eq!(t.entry(*i), Some(fs.as_slice()));
-        }
-    }
 
     /// The unnamed addresses of the entries made since a mark, read in a row, are those
     /// found by looking each one up, sorted; with an address left without an entry, or one
