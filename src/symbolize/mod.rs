@@ -365,6 +365,49 @@ pub struct Options {
 mod tests {
     use super::*;
 
+    /// A run of frames larger than the table's is taken as the table's array, the frames the
+    /// table had going after it with their entries moved; a smaller run is appended; every
+    /// address reads back its own frames, and the entries keep their insertion order.
+    #[test]
+    fn runs_taken_whole_or_appended() {
+        let f = |a: u64, i: u64| Frame::new(format!("f{a:x}_{i}"), format!("f.c:{a}"), false);
+        let frames = |a: u64, k: u64| (0..k).map(|i| f(a, i)).collect::<Vec<_>>();
+        let mut t = SymbolTable::new();
+        t.insert(0x10, frames(0x10, 2));
+        t.insert(0x20, frames(0x20, 1));
+        // A run of 3 addresses (one without an entry) and 6 frames: taken whole.
+        let run: Vec<Frame> = [(0x30, 2), (0x50, 4)]
+            .iter()
+            .flat_map(|&(a, k)| frames(a, k))
+            .collect();
+        t.insert_run(&[0x30, 0x40, 0x50], &[2, NO_ENTRY, 4], run);
+        t.insert(0x60, frames(0x60, 1));
+        // A smaller run: appended; a count past its frames is no entry.
+        t.insert_run(&[0x70, 0x80], &[1, 5], frames(0x70, 1));
+        // An address inserted again: its new frames.
+        t.insert(0x20, frames(0x21, 3));
+        let want = [
+            (0x10, frames(0x10, 2)),
+            (0x20, frames(0x21, 3)),
+            (0x30, frames(0x30, 2)),
+            (0x50, frames(0x50, 4)),
+            (0x60, frames(0x60, 1)),
+            (0x70, frames(0x70, 1)),
+        ];
+        for (a, fs) in &want {
+            assert_eq!(t.get(*a), Some(fs.as_slice()), "{a:x}");
+        }
+        assert_eq!(t.get(0x40), None);
+        assert_eq!(t.get(0x80), None);
+        let got: Vec<(u64, Vec<Frame>)> = t.iter().map(|(a, fs)| (a, fs.to_vec())).collect();
+        assert_eq!(got, want.to_vec());
+        let addrs: Vec<u64> = want.iter().map(|w| w.0).collect();
+        let ids = t.entries_for(&addrs);
+        for (i, (_, fs)) in ids.iter().zip(&want) {
+            assert_eq!(t.entry(*i), Some(fs.as_slice()));
+        }
+    }
+
     /// The unnamed addresses of the entries made since a mark, read in a row, are those
     /// found by looking each one up, sorted; with an address left without an entry, or one
     /// made before the mark, each is looked up.
