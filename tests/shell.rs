@@ -964,7 +964,8 @@ fn viewers_come_after_the_lines_and_gv_does_not_hold_the_shell() {
         .status()
         .unwrap();
     let text = std::fs::read_to_string(&both).unwrap();
-    assert_eq!(status.code(), Some(0), "{text}");
+    // (A viewer that failed is a failed command, as one that is not installed is.)
+    assert_eq!(status.code(), Some(1), "{text}");
     let at = |what: &str| text.find(what).unwrap_or_else(|| panic!("{what}: {text}"));
     let top = text.rfind("Total: 2.8 MB\n").unwrap();
     assert!(at("gv: Unable to open the display.") < top, "{text}");
@@ -974,6 +975,21 @@ fn viewers_come_after_the_lines_and_gv_does_not_hold_the_shell() {
     let kept = text[said..].lines().next().unwrap();
     let kept = kept.trim_start_matches("rpprof: gv failed; the graph is in ");
     assert!(Path::new(kept).exists(), "{text}");
+    // A mistyped command, an unknown help topic and a bad expression each fail (a script's
+    // run ends with status 1); the expression's error names the option as typed here.
+    let (out, err, code) = run("bogus\nhelp bogus\nhide=(\ntop1\n", &bin);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(out.contains("std::vector::push_back (inline)\n"), "{out}");
+    assert!(err.contains("Unknown command: try 'help'."), "{err}");
+    assert!(err.contains("Unknown command: bogus"), "{err}");
+    assert!(
+        err.contains("rpprof: hide: bad regular expression"),
+        "{err}"
+    );
+    assert!(
+        err.contains("rpprof: 3 shell commands failed (said above)"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

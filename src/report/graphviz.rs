@@ -242,12 +242,11 @@ pub fn open_in_browser(ext: &str, data: &[u8], in_shell: bool, err: &mut dyn Wri
             return Ok(());
         }
     }
-    let _ = writeln!(
-        err,
+    // A failure, as a viewer that is not installed is: the page was not shown.
+    Err(Error::internal(format!(
         "Could not load web browser; the page is in {}",
         path.display()
-    );
-    Ok(())
+    )))
 }
 
 /// Removes `file` five seconds from now, after rpprof has exited (pprof forks a child that
@@ -295,8 +294,9 @@ pub fn remove_viewer_files() {
 
 /// Runs a viewer on `file` without waiting for it to be closed (the shell's `gv` and
 /// `evince`, as pprof runs them): the file is removed when the viewer exits 0 (or the shell
-/// ends); when the viewer cannot start or fails, its path is said.
-fn start_viewer(program: &str, args: &[&str], file: &Path, err: &mut dyn Write) {
+/// ends). When the viewer cannot start or fails at once, the error says where the graph is;
+/// a failure later is said as it happens.
+fn start_viewer(program: &str, args: &[&str], file: &Path) -> Result<()> {
     let child = Command::new(program)
         .args(args)
         .arg(file)
@@ -305,12 +305,10 @@ fn start_viewer(program: &str, args: &[&str], file: &Path, err: &mut dyn Write) 
     let mut child = match child {
         Ok(c) => c,
         Err(e) => {
-            let _ = writeln!(
-                err,
-                "rpprof: cannot run {program}: {e}; the graph is in {}",
+            return Err(Error::internal(format!(
+                "cannot run {program}: {e}; the graph is in {}",
                 file.display()
-            );
-            return;
+            )));
         }
     };
     // A viewer that cannot show the graph (no display) fails at once: waited for a moment,
@@ -320,15 +318,13 @@ fn start_viewer(program: &str, args: &[&str], file: &Path, err: &mut dyn Write) 
         match child.try_wait() {
             Ok(Some(status)) if status.success() => {
                 let _ = std::fs::remove_file(file);
-                return;
+                return Ok(());
             }
             Ok(Some(_)) => {
-                let _ = writeln!(
-                    err,
-                    "rpprof: {program} failed; the graph is in {}",
+                return Err(Error::internal(format!(
+                    "{program} failed; the graph is in {}",
                     file.display()
-                );
-                return;
+                )));
             }
             Ok(None) if std::time::Instant::now() < deadline => {
                 std::thread::sleep(std::time::Duration::from_millis(10));
@@ -357,6 +353,7 @@ fn start_viewer(program: &str, args: &[&str], file: &Path, err: &mut dyn Write) 
     });
     // (Without a thread to wait, the file goes when the shell ends.)
     let _ = waited;
+    Ok(())
 }
 
 /// `--gv`: renders PostScript to a temporary file and shows it with `gv`; in the
@@ -373,12 +370,13 @@ pub fn gv(dot_text: &[u8], scale: i64, background: bool, err: &mut dyn Write) ->
     let scale_arg = format!("--scale={scale}");
     let args = [scale_arg.as_str(), "--noantialias"];
     if background {
-        start_viewer("gv", &args, &path, err);
-        return Ok(());
+        return start_viewer("gv", &args, &path);
     }
     if !run_viewer("gv", &args, &path, err) {
-        let _ = writeln!(err, "rpprof: gv failed; the graph is in {}", path.display());
-        return Ok(());
+        return Err(Error::internal(format!(
+            "gv failed; the graph is in {}",
+            path.display()
+        )));
     }
     let _ = std::fs::remove_file(&path);
     Ok(())
@@ -396,16 +394,13 @@ pub fn evince(dot_text: &[u8], background: bool, err: &mut dyn Write) -> Result<
         )));
     }
     if background {
-        start_viewer("evince", &[], &path, err);
-        return Ok(());
+        return start_viewer("evince", &[], &path);
     }
     if !run_viewer("evince", &[], &path, err) {
-        let _ = writeln!(
-            err,
-            "rpprof: evince failed; the graph is in {}",
+        return Err(Error::internal(format!(
+            "evince failed; the graph is in {}",
             path.display()
-        );
-        return Ok(());
+        )));
     }
     let _ = std::fs::remove_file(&path);
     Ok(())

@@ -171,7 +171,10 @@ impl Shell {
             Line::Empty => Ok(()),
             Line::Quit => return Ok(false),
             Line::Help(topic) => {
-                help(topic.as_deref(), &types, err);
+                // (An unknown topic is a failed command, as an unknown command is.)
+                if !help(topic.as_deref(), &types, err) && !self.opts.pprof_quirks {
+                    self.failed += 1;
+                }
                 Ok(())
             }
             Line::Options => {
@@ -188,6 +191,11 @@ impl Shell {
                 if let Some(m) = commands::did_you_mean(&word, names) {
                     let _ = writeln!(err, "(did you mean {m}?)");
                 }
+                // A script's mistyped command makes its run fail, as a bad value does
+                // (pprof's run does not fail: nor does one with --pprof_quirks).
+                if !self.opts.pprof_quirks {
+                    self.failed += 1;
+                }
                 Ok(())
             }
             Line::Callgrind(file) => self.callgrind(file, err),
@@ -200,7 +208,7 @@ impl Shell {
                 // The command line's names of what was typed here (`--list: bad regular
                 // expression`): the shell's.
                 let msg = e.to_string();
-                let msg = ["focus", "ignore", "list", "disasm", "peek"]
+                let msg = ["focus", "ignore", "hide", "show", "list", "disasm", "peek"]
                     .iter()
                     .find_map(|w| {
                         msg.strip_prefix("--")
@@ -553,11 +561,10 @@ impl Shell {
                     .stdin(std::process::Stdio::null())
                     .spawn();
             } else {
-                let _ = writeln!(
-                    err,
+                return Err(Error::internal(format!(
                     "kcachegrind is not installed (Debian package kcachegrind); the file stays: {}",
                     path.display()
-                );
+                )));
             }
         }
         Ok(())
@@ -667,8 +674,9 @@ fn help_row(err: &mut dyn Write, left: &str, what: &str) {
 }
 
 /// `help` and `help <topic>`, on `err`; `types` are the names `sample_index=` takes for the
-/// profile (the option's list names every profile kind's).
-fn help(topic: Option<&str>, types: &[&str], err: &mut dyn Write) {
+/// profile (the option's list names every profile kind's). False for a topic it does not
+/// know.
+fn help(topic: Option<&str>, types: &[&str], err: &mut dyn Write) -> bool {
     let joined = types.join(" | ");
     let values_of = |name: &str, values: &'static str| -> String {
         if name == "sample_index" && !types.is_empty() {
@@ -687,14 +695,14 @@ fn help(topic: Option<&str>, types: &[&str], err: &mut dyn Write) {
                     "    Focus words keep the stacks through a matching function, -words drop them;\n    each is reported in an \"After focusing\" / \"After ignoring\" line."
                 );
             }
-            return;
+            return true;
         }
         if let Some((name, values, what)) = OPTIONS.iter().find(|o| o.0 == t) {
             let _ = writeln!(err, "{name}={}\n    {what}", values_of(name, values));
-            return;
+            return true;
         }
         let _ = writeln!(err, "Unknown command: {t}");
-        return;
+        return false;
     }
     let _ = writeln!(
         err,
@@ -716,4 +724,5 @@ fn help(topic: Option<&str>, types: &[&str], err: &mut dyn Write) {
 Any report command takes >file to write the report to a file.\n\
 \"help <command>\" or \"help <option>\" says more."
     );
+    true
 }
