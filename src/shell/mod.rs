@@ -188,8 +188,16 @@ impl Shell {
                     .iter()
                     .map(|c| c.0)
                     .chain(OPTIONS.iter().map(|o| o.0));
+                // (`tpo5`: `top` with its count, `top5`.)
+                let stem = word.trim_end_matches(|c: char| c.is_ascii_digit());
+                let count = &word[stem.len()..];
                 if let Some(m) = commands::did_you_mean(&word, names) {
                     let _ = writeln!(err, "(did you mean {m}?)");
+                } else if !count.is_empty()
+                    && !stem.is_empty()
+                    && commands::did_you_mean(stem, ["top"].into_iter()).is_some()
+                {
+                    let _ = writeln!(err, "(did you mean top{count}?)");
                 }
                 // A script's mistyped command makes its run fail, as a bad value does
                 // (pprof's run does not fail: nor does one with --pprof_quirks).
