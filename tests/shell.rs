@@ -977,9 +977,15 @@ fn viewers_come_after_the_lines_and_gv_does_not_hold_the_shell() {
     assert!(Path::new(kept).exists(), "{text}");
     // A mistyped command, an unknown help topic and a bad expression each fail (a script's
     // run ends with status 1); the expression's error names the option as typed here.
-    let (out, err, code) = run("bogus\nhelp bogus\nhide=(\ntpo5\ntop1\n", &bin);
+    let (out, err, code) = run("bogus\nhelp bogus\nhide=(\ntpo5\ntop -[\ntop1\n", &bin);
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("(did you mean top5?)"), "{err}");
+    // (A bad ignore word is said alone, not after a line that takes it.)
+    assert!(
+        err.contains("rpprof: ignore: bad regular expression \"[\""),
+        "{err}"
+    );
+    assert!(!err.contains("match '['"), "{err}");
     assert!(out.contains("std::vector::push_back (inline)\n"), "{out}");
     assert!(err.contains("Unknown command: try 'help'."), "{err}");
     assert!(err.contains("Unknown command: bogus"), "{err}");
@@ -988,7 +994,7 @@ fn viewers_come_after_the_lines_and_gv_does_not_hold_the_shell() {
         "{err}"
     );
     assert!(
-        err.contains("rpprof: 4 shell commands failed (said above)"),
+        err.contains("rpprof: 5 shell commands failed (said above)"),
         "{err}"
     );
     let _ = std::fs::remove_dir_all(&dir);

@@ -490,12 +490,14 @@ impl Shell {
                 verb_name(verb)
             )));
         }
+        let view = self.view_of(r, verb);
+        // (A bad expression is said alone, not after a line that takes it.)
+        view.check()?;
         if let Some(ignore) = &r.ignore
             && verb.is_pprof()
         {
             let _ = writeln!(err, "Ignoring samples in call stacks that match '{ignore}'");
         }
-        let view = self.view_of(r, verb);
         if matches!(view.mode, Mode::Web | Mode::Gv | Mode::Evince) && r.output.is_none() {
             // The lines go to the terminal before the viewer starts, and stay if it fails.
             return view.render(&self.session, out, err);
