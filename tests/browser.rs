@@ -464,6 +464,13 @@ fn flame_graph_zoom_search_callers_and_pickers() {
     );
     let what = b.js("return document.getElementById('what').textContent");
     assert!(what.as_str().unwrap().contains(H1), "{what}");
+    // Back: the page of the third dump, its View picker on it again (the browser brought
+    // the page back with the picker as it was changed to leave it).
+    b.js("history.back(); return true");
+    b.wait(
+        "the third dump again",
+        &format!("return location.search.includes('view={H3}') && !!document.getElementById('flame-svg') && document.getElementById('view-picker').value === '{H3}'"),
+    );
 
     // The Diff picker: against the first dump, coloured by change.
     b.open(&format!("{}/ui/flamegraph?view={H3}", s.url));

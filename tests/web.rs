@@ -2203,6 +2203,14 @@ fn tabs_from_peek_carry_the_function_peeked_at() {
     let query = &top[top.find('?').unwrap()..];
     let text = get(&format!("{}/ui/text{query}", s.url)).text();
     assert!(text.contains(" twork_step (inline)\n"), "{text}");
+    // A focus brought from another page (no single name) goes on as it is.
+    let page = get(&format!("{}/ui/peek?f=work", s.url)).text();
+    for tab in ["top", "flamegraph", "trend", "source"] {
+        let pat = format!("id=\"tab-{tab}\" href=\"");
+        let at = page.find(&pat).unwrap() + pat.len();
+        let link = &page[at..at + page[at..].find('"').unwrap()];
+        assert!(link.contains("f=work"), "{tab}: {link}");
+    }
 }
 
 /// The source page is the command line's `--list`, each line that instructions were

@@ -154,14 +154,13 @@ fn header(ui: &Ui, sel: &Selected, page: &str, msgs: &str) -> String {
     let here = q.encode();
     // Peek's `f` matches a report name (`^f \(inline\)$`), the other pages' a function's
     // (their focus, or the routines of source and disasm): their links get the function
-    // of the name peeked at, or no `f` when it is no single name.
+    // of the name peeked at, or, when it is no single name (a focus brought from another
+    // page, `leak`), the expression as it is.
     let elsewhere = match (page, q.get("f")) {
-        ("peek", Some(f)) => q.with(
-            "f",
-            &anchored_name(f)
-                .map(|n| function_re(&n))
-                .unwrap_or_default(),
-        ),
+        ("peek", Some(f)) => match anchored_name(f) {
+            Some(n) => q.with("f", &function_re(&n)),
+            None => here.clone(),
+        },
         _ => here.clone(),
     };
     let of = |p: &str| if p == "peek" { &here } else { &elsewhere };

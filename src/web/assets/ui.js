@@ -104,6 +104,14 @@
       });
     }
     form.addEventListener('submit', (e) => { e.preventDefault(); go(); });
+    // Back and Forward bring a page back with its controls as they were last changed (the
+    // change that went to the next page), or as the browser remembers them: they are set
+    // again to what the page shows, its URL's.
+    const disabled = new Map([...form.elements].map((el) => [el, el.disabled]));
+    window.addEventListener('pageshow', () => {
+      form.reset();
+      for (const [el, d] of disabled) el.disabled = d;
+    });
   }
 
   // New profiles: the history is asked every few seconds.
