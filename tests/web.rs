@@ -2348,3 +2348,51 @@ fn a_listing_of_many_routines_is_not_disassembled() {
         assert!(out.contains("<details class=\"src\">"), "{out}");
     }
 }
+
+/// A dump cut short (being written, or its writer killed) says so on its pages, as the
+/// command line does, and in the pickers: its numbers are those of the records before the
+/// cut.
+#[test]
+fn a_dump_cut_short_says_so_on_its_pages() {
+    let dir = scratch("cut-short");
+    let from = case("t-trend");
+    for i in [3, 9] {
+        let name = format!("ttrend.hprof.{i:04}.heap");
+        std::fs::copy(from.join(&name), dir.join(&name)).unwrap();
+    }
+    std::fs::copy(from.join("ttrend"), dir.join("ttrend")).unwrap();
+    // The last dump: its first four lines and half of the fifth.
+    let whole = std::fs::read(from.join("ttrend.hprof.0009.heap")).unwrap();
+    let ends: Vec<usize> = whole
+        .iter()
+        .enumerate()
+        .filter(|&(_, &b)| b == b'\n')
+        .map(|(i, _)| i)
+        .collect();
+    let cut = ends[3] + (ends[4] - ends[3]) / 2;
+    std::fs::write(dir.join("ttrend.hprof.0009.heap"), &whole[..cut]).unwrap();
+    let s = web::start(
+        &dir,
+        &["ttrend", "ttrend.hprof.0003.heap", "ttrend.hprof.0009.heap"],
+        &[],
+    );
+    let page = get(&format!("{}/ui/top?view=ttrend.hprof.0009.heap", s.url)).text();
+    assert!(
+        page.contains("<div class=\"warning\">Warning: ")
+            && page.contains("the profile is cut short at byte"),
+        "{page}"
+    );
+    assert!(
+        page.contains(">ttrend.hprof.0009.heap (cut short)</option>"),
+        "{page}"
+    );
+    // Against it as the base, too; a whole dump's own page says nothing.
+    let diff = get(&format!(
+        "{}/ui/top?view=ttrend.hprof.0003.heap&base=ttrend.hprof.0009.heap",
+        s.url
+    ))
+    .text();
+    assert!(diff.contains("the profile is cut short at byte"), "{diff}");
+    let whole = get(&format!("{}/ui/top?view=ttrend.hprof.0003.heap", s.url)).text();
+    assert!(!whole.contains("class=\"warning\""), "{whole}");
+}

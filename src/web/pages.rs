@@ -201,6 +201,18 @@ fn header(ui: &Ui, sel: &Selected, page: &str, msgs: &str) -> String {
             );
         }
     }
+    // A dump cut short (being written, or its writer killed) says so in the pickers.
+    let label = |index: usize, name: &str| -> String {
+        let cut = sel
+            .session()
+            .and_then(|s| s.profiles.get(index))
+            .is_some_and(|p| p.profile.cut_at.is_some());
+        if cut {
+            format!("{} (cut short)", esc(name))
+        } else {
+            esc(name).to_string()
+        }
+    };
     for (i, e) in snap.entries.iter().enumerate() {
         let selected = if i == sel.view { " selected" } else { "" };
         let _ = write!(
@@ -208,7 +220,7 @@ fn header(ui: &Ui, sel: &Selected, page: &str, msgs: &str) -> String {
             "<option value=\"{}\" data-kind=\"{}\"{selected}>{}</option>",
             esc(&e.name),
             e.kind.name(),
-            esc(&e.name)
+            label(e.index, &e.name)
         );
     }
     h.push_str("</select></label>");
@@ -229,7 +241,7 @@ fn header(ui: &Ui, sel: &Selected, page: &str, msgs: &str) -> String {
                 h,
                 "<option value=\"{}\"{selected}>{}</option>",
                 esc(&e.name),
-                esc(&e.name)
+                label(e.index, &e.name)
             );
         }
     }
@@ -318,6 +330,23 @@ fn header(ui: &Ui, sel: &Selected, page: &str, msgs: &str) -> String {
             let _ = write!(h, "<div id=\"notice\">{}</div>", esc(n));
         }
         None => h.push_str("<div id=\"notice\" hidden></div>"),
+    }
+    // What reading the shown profiles warned of (a dump cut short: its numbers are those
+    // of the records before the cut), in view, as the command line says it.
+    let warnings: Vec<&str> = match sel.session() {
+        Some(s) => [Some(sel.view), sel.base]
+            .into_iter()
+            .flatten()
+            .filter_map(|i| snap.entries.get(i))
+            .filter_map(|e| s.profiles.get(e.index))
+            .flat_map(|p| p.profile.notes.iter())
+            .filter(|n| n.starts_with("Warning:"))
+            .map(String::as_str)
+            .collect(),
+        None => Vec::new(),
+    };
+    for w in &warnings {
+        let _ = write!(h, "<div class=\"warning\">{}</div>", esc(w));
     }
     let (_, status) = ui.history.status();
     let mut lines: Vec<&str> = msgs.lines().filter(|l| !l.trim().is_empty()).collect();
