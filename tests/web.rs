@@ -2396,3 +2396,26 @@ fn a_dump_cut_short_says_so_on_its_pages() {
     let whole = get(&format!("{}/ui/top?view=ttrend.hprof.0003.heap", s.url)).text();
     assert!(!whole.contains("class=\"warning\""), "{whole}");
 }
+
+/// A dump with no samples says so on its top and graph pages, as the command line does
+/// (not "no function has a value", nor Graphviz's "no nodes to print" in the graph's frame).
+#[test]
+fn a_dump_without_samples_says_so() {
+    let dir = scratch("no-samples");
+    let from = case("t-trend");
+    std::fs::copy(from.join("ttrend"), dir.join("ttrend")).unwrap();
+    let whole = std::fs::read_to_string(from.join("ttrend.hprof.0003.heap")).unwrap();
+    let maps = &whole[whole.find("\nMAPPED_LIBRARIES:").unwrap() + 1..];
+    let empty =
+        format!("heap profile:      0:        0 [     0:        0] @ heapprofile\n\n{maps}");
+    std::fs::write(dir.join("empty.heap"), empty).unwrap();
+    let s = web::start(&dir, &["ttrend", "empty.heap"], &[]);
+    for page in ["top", "graph"] {
+        let text = get(&format!("{}/ui/{page}", s.url)).text();
+        assert!(
+            text.contains("Nothing to show: the profile holds no samples (nothing was recorded)."),
+            "{page}: {text}"
+        );
+        assert!(!text.contains("graph-frame"), "{page}: {text}");
+    }
+}

@@ -541,10 +541,8 @@ fn top(ui: &Ui, sel: &Selected, page: &str) -> Response {
     }
     b.push_str("</tbody></table>");
     if rows.is_empty() {
-        b.push_str(&notice(
-            "empty",
-            "Nothing to show: no function has a value.",
-        ));
+        let why = no_samples(sel).unwrap_or("no function has a value");
+        b.push_str(&notice("empty", &format!("Nothing to show: {why}.")));
     }
     html(ui, sel, page, &msgs, &b, &[])
 }
@@ -800,6 +798,10 @@ fn page_for(ui: &Ui, page: &str, sel: &Selected) -> Response {
                 );
                 return html(ui, sel, page, "", &b, &[]);
             }
+            if let Some(why) = no_samples(sel) {
+                let b = notice("empty", &format!("Nothing to show: {why}."));
+                return html(ui, sel, page, "", &b, &[]);
+            }
             let b = format!(
                 "<p class=\"hint\">Drag to pan, scroll to zoom. <a href=\"{0}\" target=\"_blank\">Open the SVG alone</a>.</p><iframe id=\"graph-frame\" sandbox=\"allow-scripts\" title=\"call graph\" src=\"{0}\"></iframe>",
                 esc(&url("svg", &sel.q.encode()))
@@ -820,6 +822,25 @@ fn page_for(ui: &Ui, page: &str, sel: &Selected) -> Response {
         "peek" => listing(ui, sel, page, Mode::Peek, "Peek"),
         "trend" => trend(ui, sel, page),
         _ => Response::text(404, &format!("rpprof: no page /ui/{page}")),
+    }
+}
+
+/// Why the viewed profile (less its base) has nothing to show, when it holds no samples at
+/// all, as the command line says it.
+fn no_samples(sel: &Selected) -> Option<&'static str> {
+    let s = sel.session()?;
+    let view = s.profiles.get(sel.snap.entries.get(sel.view)?.index)?;
+    let base = sel
+        .base
+        .and_then(|b| sel.snap.entries.get(b))
+        .and_then(|e| s.profiles.get(e.index));
+    let empty = |l: &crate::session::Loaded| l.profile.samples.is_empty();
+    match base {
+        None if empty(view) => Some("the profile holds no samples (nothing was recorded)"),
+        Some(b) if empty(view) && empty(b) => {
+            Some("the profiles hold no samples (nothing was recorded)")
+        }
+        _ => None,
     }
 }
 
