@@ -799,8 +799,8 @@ pub struct Trend {
 }
 
 /// Why a dump is left out of a series: it is unfinished (its writer was killed, the disk
-/// filled, or it is still being written), and its lost records would read as falls, a leak
-/// as `gone`.
+/// filled, or it is still being written) or holds nothing, and its lost records would read
+/// as falls, a leak as `gone`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LeftOut {
     /// Cut short in a line, at this byte.
@@ -810,6 +810,8 @@ pub enum LeftOut {
     NoMap,
     /// Not read: empty, or cut in its first line (the words say which).
     Unread(String),
+    /// Read, without a single record, when the series' other dumps have some.
+    NoSamples,
 }
 
 impl LeftOut {
@@ -821,6 +823,7 @@ impl LeftOut {
                 "no memory map, which the other dumps end with: cut short".to_string()
             }
             LeftOut::Unread(why) => why.clone(),
+            LeftOut::NoSamples => "no samples, where the other dumps have some".to_string(),
         }
     }
 

@@ -1609,15 +1609,22 @@ impl View {
         // lost records: its sites would read as falls, a leak as gone. It is left out: one
         // cut in a line, one cut at the end of a line (it lacks the memory map that
         // gperftools and jemalloc end every dump with, when the others have theirs), and
-        // one that could not be read at all (empty, or cut in its first line).
+        // one that could not be read at all (empty, or cut in its first line). So is a dump
+        // without a single record when others have some: nothing was recorded in it (a
+        // later dump of the same process has at least the totals of the earlier ones), and
+        // every site would read as gone.
         let any_map = given
             .iter()
             .any(|&i| !s.profiles[i].profile.mappings.is_empty());
+        let any_samples = given
+            .iter()
+            .any(|&i| !s.profiles[i].profile.samples.is_empty());
         let why_out = |i: usize| {
             let p = &s.profiles[i].profile;
             match p.cut_at {
                 Some(at) => Some(trend::LeftOut::Cut(at)),
                 None if any_map && p.mappings.is_empty() => Some(trend::LeftOut::NoMap),
+                None if any_samples && p.samples.is_empty() => Some(trend::LeftOut::NoSamples),
                 None => None,
             }
         };
@@ -1645,7 +1652,7 @@ impl View {
                     .map(|(p, why)| format!("{}: {}", file_name(p), why.words()))
                     .collect();
                 format!(
-                    "{} given, {} of them unfinished and left out ({})",
+                    "{} given, {} of them left out ({})",
                     given.len() + left_out.len(),
                     left_out.len(),
                     words.join("; ")

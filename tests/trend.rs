@@ -1038,11 +1038,34 @@ fn a_dump_cut_short_is_left_out() {
     );
     assert_eq!(r.code, 1, "{}", r.err);
     assert!(
-        r.err
-            .contains("(3 given, 1 of them unfinished and left out (ttrend.hprof.0012.heap: cut short at byte 300))"),
+        r.err.contains(
+            "(3 given, 1 of them left out (ttrend.hprof.0012.heap: cut short at byte 300))"
+        ),
         "{}",
         r.err
     );
+}
+
+/// A dump without a single record, where the others have some, is left out and said: read,
+/// every site would look gone in it (nothing was recorded: a later dump of the same process
+/// holds at least the totals of the earlier ones).
+#[test]
+fn a_dump_without_samples_is_left_out() {
+    let dir = scratch("no-samples", &|n| n.to_string());
+    let last = dir.join("ttrend.hprof.0012.heap");
+    let whole = std::fs::read_to_string(&last).unwrap();
+    let maps = &whole[whole.find("\nMAPPED_LIBRARIES:").unwrap() + 1..];
+    std::fs::write(
+        &last,
+        format!("heap profile:      0:        0 [     0:        0] @ heapprofile\n\n{maps}"),
+    )
+    .unwrap();
+    set_mtime(&last, mtimes()["ttrend.hprof.0012.heap"]);
+    let files = series("hprof");
+    let mut args = vec!["--trend", "./ttrend"];
+    args.extend(files.iter().map(String::as_str));
+    let r = run(&dir, &args);
+    last_left_out(&r, "no samples, where the other dumps have some");
 }
 
 /// A dump kept beside itself compressed (log rotation) is one dump: counted once, and the
