@@ -256,26 +256,44 @@ impl Trim {
         }
     }
 
-    /// The second frame of `stack` once its second frames are removed `rounds` times, if it
-    /// has two frames then; `buf` is scratch.
-    fn second_after(&self, stack: &[u64], rounds: usize, buf: &mut Vec<u64>) -> Option<u64> {
-        // A removal takes out two frames at most: the first ones decide.
-        let n = stack.len().min(3 + 2 * rounds);
-        buf.clear();
-        buf.extend_from_slice(&stack[..n]);
-        let more = stack.len() - n;
-        for _ in 0..rounds {
-            self.remove_second_of(buf, more);
+    /// One [`Trim::remove_second`] of `stack` as its leaf followed by `stack[at..]` (every
+    /// removal takes frames right after the leaf, so what is left is always so): where the
+    /// frames after the leaf start then. Nothing is copied, however deep the stack: a
+    /// recursion thousands of frames deep in one stack alone has its second frame removed
+    /// round after round.
+    fn second_removed(&self, stack: &[u64], at: usize) -> usize {
+        let n = stack.len();
+        if at >= n {
+            // (Fewer than two frames: nothing to remove.)
+            return at;
         }
-        (buf.len() + more >= 2).then(|| buf[1])
+        let mut at = at + 1;
+        if !self.jeprof && at + 1 < n && stack[at].wrapping_add(1) == stack[0] {
+            at += 1;
+        }
+        at
+    }
+
+    /// Where the frames after the leaf start once the second frame of `stack` is removed
+    /// `rounds` times (see [`Trim::second_removed`]).
+    fn start_after(&self, stack: &[u64], rounds: usize) -> usize {
+        let mut at = 1;
+        for _ in 0..rounds {
+            if at >= stack.len() {
+                break;
+            }
+            at = self.second_removed(stack, at);
+        }
+        at
     }
 
     /// [`Trim::apply`] into `out` (cleared first), without allocating.
     fn apply_into(&self, stack: &[u64], out: &mut Vec<u64>) {
         out.clear();
-        out.extend_from_slice(stack);
-        for _ in 0..self.second_frames {
-            self.remove_second(out);
+        if let Some((&leaf, _)) = stack.split_first() {
+            out.push(leaf);
+            let at = self.start_after(stack, self.second_frames);
+            out.extend_from_slice(stack.get(at..).unwrap_or_default());
         }
         if out.iter().any(|&a| self.is_skipped(a)) {
             self.drop_skipped_in(out);
@@ -367,10 +385,15 @@ pub fn uninteresting_trim<'s, I: Iterator<Item = &'s [u64]>>(
         ..Trim::default()
     };
     if kind == Kind::Cpu {
-        let mut buf = Vec::new();
+        // Per stack (in the order `stacks` gives them), where its frames after the leaf
+        // start once the removals so far are made: each round moves it on, rather than
+        // making every removal again.
+        let mut starts: Vec<usize> = stacks().map(|_| 1).collect();
         loop {
             // The second frame of every stack once the removals so far are made.
-            let mut seconds = stacks().map(|k| trim.second_after(k, trim.second_frames, &mut buf));
+            let mut seconds = stacks()
+                .zip(&starts)
+                .map(|(k, &at)| k.get(at).copied().filter(|_| !k.is_empty()));
             let Some(Some(second)) = seconds.next() else {
                 break;
             };
@@ -381,6 +404,9 @@ pub fn uninteresting_trim<'s, I: Iterator<Item = &'s [u64]>>(
                 break;
             }
             trim.second_frames += 1;
+            for (k, at) in stacks().zip(starts.iter_mut()) {
+                *at = trim.second_removed(k, *at);
+            }
         }
     }
     trim.skipped = skipped_addresses(symbols, kind, opts);
@@ -1929,6 +1955,42 @@ pub fn translate_stacks(
 mod tests {
     use super::*;
     use crate::testing::xorshift;
+
+    /// A stack trimmed in place (its leaf, then the frames from where its tail starts now)
+    /// is the stack with its second frames removed one by one, round after round, pprof's
+    /// rule for the leaf's caller included, under both tools' rules.
+    #[test]
+    fn second_frames_removed_in_place_as_one_by_one() {
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
+        for jeprof in [false, true] {
+            let t = Trim {
+                jeprof,
+                ..Trim::default()
+            };
+            for _ in 0..3000 {
+                // Few distinct addresses: callers of the leaf (leaf - 1) come up often.
+                let n = (next() % 12) as usize;
+                let stack: Vec<u64> = (0..n).map(|_| 0x100 + next() % 4).collect();
+                let mut k = stack.clone();
+                for rounds in 0..10 {
+                    let at = t.start_after(&stack, rounds);
+                    let mut got = Vec::new();
+                    got.extend(stack.first());
+                    got.extend_from_slice(stack.get(at..).unwrap_or_default());
+                    assert_eq!(got, k, "{stack:x?} after {rounds} rounds, jeprof {jeprof}");
+                    let mut out = Vec::new();
+                    let whole = Trim {
+                        second_frames: rounds,
+                        jeprof,
+                        ..Trim::default()
+                    };
+                    whole.apply_into(&stack, &mut out);
+                    assert_eq!(out, k);
+                    t.remove_second(&mut k);
+                }
+            }
+        }
+    }
 
     /// Node key → (flat, cum, seen), the part of a [`Reduced`] that reports read.
     fn by_key(r: &Reduced) -> std::collections::BTreeMap<String, (f64, f64, bool)> {
