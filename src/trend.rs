@@ -810,7 +810,7 @@ pub enum LeftOut {
     NoMap,
     /// Not read: empty, or cut in its first line (the words say which).
     Unread(String),
-    /// Read, without a single record, when the series' other dumps have some.
+    /// Read, without a single record, after a dump of the series with some.
     NoSamples,
 }
 
@@ -823,7 +823,7 @@ impl LeftOut {
                 "no memory map, which the other dumps end with: cut short".to_string()
             }
             LeftOut::Unread(why) => why.clone(),
-            LeftOut::NoSamples => "no samples, where the other dumps have some".to_string(),
+            LeftOut::NoSamples => "no samples, after a dump with some".to_string(),
         }
     }
 

@@ -1609,22 +1609,15 @@ impl View {
         // lost records: its sites would read as falls, a leak as gone. It is left out: one
         // cut in a line, one cut at the end of a line (it lacks the memory map that
         // gperftools and jemalloc end every dump with, when the others have theirs), and
-        // one that could not be read at all (empty, or cut in its first line). So is a dump
-        // without a single record when others have some: nothing was recorded in it (a
-        // later dump of the same process has at least the totals of the earlier ones), and
-        // every site would read as gone.
+        // one that could not be read at all (empty, or cut in its first line).
         let any_map = given
             .iter()
             .any(|&i| !s.profiles[i].profile.mappings.is_empty());
-        let any_samples = given
-            .iter()
-            .any(|&i| !s.profiles[i].profile.samples.is_empty());
         let why_out = |i: usize| {
             let p = &s.profiles[i].profile;
             match p.cut_at {
                 Some(at) => Some(trend::LeftOut::Cut(at)),
                 None if any_map && p.mappings.is_empty() => Some(trend::LeftOut::NoMap),
-                None if any_samples && p.samples.is_empty() => Some(trend::LeftOut::NoSamples),
                 None => None,
             }
         };
@@ -1753,7 +1746,28 @@ impl View {
                 }
             })
             .collect();
-        let order = trend::order(&files);
+        let mut order = trend::order(&files);
+        // A dump without a single record after one with records: nothing was recorded in
+        // it (a later dump of the same process holds at least the totals of the earlier
+        // ones), and every site would read as gone. Left out. (A first dump without one is
+        // real: taken before the first sampled allocation.)
+        let mut recorded = false;
+        order.order.retain(|&j| {
+            let l = &s.profiles[given[j]];
+            if l.profile.samples.is_empty() && recorded {
+                left_out.push((l.path.clone(), trend::LeftOut::NoSamples));
+                return false;
+            }
+            recorded |= !l.profile.samples.is_empty();
+            true
+        });
+        if order.order.len() < 3 {
+            return Err(Error::usage(format!(
+                "--trend needs a series of at least three dumps ({} given, {} of them left out: no samples, after a dump with some); to compare two, use --base=<older> <newer>",
+                given.len(),
+                given.len() - order.order.len()
+            )));
+        }
         if let Some(why) = &order.fallback {
             let how = match order.by {
                 trend::OrderedBy::Arguments => {

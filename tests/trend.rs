@@ -1046,26 +1046,41 @@ fn a_dump_cut_short_is_left_out() {
     );
 }
 
-/// A dump without a single record, where the others have some, is left out and said: read,
+/// A dump without a single record after one with records is left out and said: read,
 /// every site would look gone in it (nothing was recorded: a later dump of the same process
-/// holds at least the totals of the earlier ones).
+/// holds at least the totals of the earlier ones). A first dump without one is real (taken
+/// before the first sampled allocation): kept.
 #[test]
 fn a_dump_without_samples_is_left_out() {
     let dir = scratch("no-samples", &|n| n.to_string());
-    let last = dir.join("ttrend.hprof.0012.heap");
-    let whole = std::fs::read_to_string(&last).unwrap();
-    let maps = &whole[whole.find("\nMAPPED_LIBRARIES:").unwrap() + 1..];
-    std::fs::write(
-        &last,
-        format!("heap profile:      0:        0 [     0:        0] @ heapprofile\n\n{maps}"),
-    )
-    .unwrap();
-    set_mtime(&last, mtimes()["ttrend.hprof.0012.heap"]);
+    let empty = |name: &str| {
+        let path = dir.join(name);
+        let whole = std::fs::read_to_string(&path).unwrap();
+        let maps = &whole[whole.find("\nMAPPED_LIBRARIES:").unwrap() + 1..];
+        std::fs::write(
+            &path,
+            format!("heap profile:      0:        0 [     0:        0] @ heapprofile\n\n{maps}"),
+        )
+        .unwrap();
+        set_mtime(&path, mtimes()[name]);
+    };
+    empty("ttrend.hprof.0012.heap");
     let files = series("hprof");
     let mut args = vec!["--trend", "./ttrend"];
     args.extend(files.iter().map(String::as_str));
     let r = run(&dir, &args);
-    last_left_out(&r, "no samples, where the other dumps have some");
+    last_left_out(&r, "no samples, after a dump with some");
+    empty("ttrend.hprof.0001.heap");
+    let r = run(&dir, &args);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert!(r.out.starts_with("Trend of 11 dumps"), "{}", r.out);
+    assert!(
+        r.out
+            .contains("\nLeft out: ttrend.hprof.0012.heap (no samples, after a dump with some)\n"),
+        "{}",
+        r.out
+    );
+    assert!(r.out.contains("ttrend.hprof.0001.heap ..."), "{}", r.out);
 }
 
 /// A dump kept beside itself compressed (log rotation) is one dump: counted once, and the
