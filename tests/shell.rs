@@ -977,7 +977,10 @@ fn viewers_come_after_the_lines_and_gv_does_not_hold_the_shell() {
     assert!(Path::new(kept).exists(), "{text}");
     // A mistyped command, an unknown help topic and a bad expression each fail (a script's
     // run ends with status 1); the expression's error names the option as typed here.
-    let (out, err, code) = run("bogus\nhelp bogus\nhide=(\ntpo5\ntop -[\ntop1\n", &bin);
+    let (out, err, code) = run(
+        "# a script's comment\nbogus\nhelp bogus\nhide=(\ntpo5\ntop -[\ntop1\n",
+        &bin,
+    );
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("(did you mean top5?)"), "{err}");
     // (A bad ignore word is said alone, not after a line that takes it.)

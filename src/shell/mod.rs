@@ -182,6 +182,8 @@ impl Shell {
                 Ok(())
             }
             Line::Set { name, value } => self.set(&name, &value, err),
+            // A script's comment line: nothing to do (pprof says "Unknown command").
+            Line::Unknown(word) if word.starts_with('#') && !self.opts.pprof_quirks => Ok(()),
             Line::Unknown(word) => {
                 let _ = writeln!(err, "Unknown command: try 'help'.");
                 let names = COMMANDS

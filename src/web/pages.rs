@@ -8,6 +8,7 @@ use super::{Query, Refusal, Selected, Ui};
 use crate::graph::Granularity;
 use crate::report::{Mode, disasm, graphviz};
 use crate::session::file_name;
+use crate::symbolize::place::Place;
 
 const UI_CSS: &str = include_str!("assets/ui.css");
 const UI_JS: &str = include_str!("assets/ui.js");
@@ -1022,11 +1023,11 @@ fn trend(ui: &Ui, sel: &Selected, page: &str) -> Response {
         Some(url("flamegraph", &q.encode()))
     };
     // The places of the session's frames, for the rows of lines.
-    let places: std::collections::HashSet<String> = match t.granularity {
+    let places: std::collections::HashSet<&Place> = match t.granularity {
         Granularity::Lines if !t.stacks => s
             .symbols
             .iter()
-            .flat_map(|(_, frames)| frames.iter().map(|f| f.fileline.to_string()))
+            .flat_map(|(_, frames)| frames.iter().map(|f| &f.fileline))
             .collect(),
         _ => Default::default(),
     };
@@ -1095,7 +1096,7 @@ fn trend(ui: &Ui, sel: &Selected, page: &str) -> Response {
 /// file:line`, then ` (address)` with `--show_addresses`): the longest ending after a blank
 /// that is one of `places` (a frame's place). A function's name and a file's path may both
 /// hold blanks, so the last blank is not always where the place starts.
-fn line_place<'a>(name: &'a str, places: &std::collections::HashSet<String>) -> Option<&'a str> {
+fn line_place<'a>(name: &'a str, places: &std::collections::HashSet<&Place>) -> Option<&'a str> {
     let name = match name.rsplit_once(" (") {
         Some((rest, tag))
             if tag.len() > 1
@@ -1108,7 +1109,7 @@ fn line_place<'a>(name: &'a str, places: &std::collections::HashSet<String>) -> 
     };
     name.match_indices(' ')
         .map(|(i, _)| &name[i + 1..])
-        .find(|place| places.contains(*place))
+        .find(|place| places.contains(&Place::whole(place)))
 }
 
 #[cfg(test)]
@@ -1142,14 +1143,15 @@ mod tests {
     /// name holds blanks, or an address follows it.
     #[test]
     fn places_of_line_rows() {
-        let places: std::collections::HashSet<String> = [
+        let owned: Vec<Place> = [
             "/src/my dir/leak.cc:12",
             "/usr/include/c++/12/new_op.cc:50",
             "b.cc:3",
         ]
         .into_iter()
-        .map(String::from)
+        .map(Place::whole)
         .collect();
+        let places: std::collections::HashSet<&Place> = owned.iter().collect();
         let place = |name: &'static str| line_place(name, &places);
         assert_eq!(
             place("Leak::grow /src/my dir/leak.cc:12"),
