@@ -237,28 +237,11 @@ pub struct Trim {
 }
 
 impl Trim {
-    /// One removal of the second frame, and of the frame after it when it is the caller
-    /// of the leaf (pprof's rule for the signal handler's return address).
-    fn remove_second(&self, k: &mut Vec<u64>) {
-        self.remove_second_of(k, 0);
-    }
-
-    /// [`Trim::remove_second`] of a stack whose first frames are `k` and which has `more`
-    /// frames after them (none of which a removal reads: `k` holds three or more).
-    fn remove_second_of(&self, k: &mut Vec<u64>, more: usize) {
-        if k.len() + more < 2 {
-            return;
-        }
-        let top = k[0];
-        k.remove(1);
-        if !self.jeprof && k.len() + more > 2 && k[1].wrapping_add(1) == top {
-            k.remove(1);
-        }
-    }
-
-    /// One [`Trim::remove_second`] of `stack` as its leaf followed by `stack[at..]` (every
-    /// removal takes frames right after the leaf, so what is left is always so): where the
-    /// frames after the leaf start then. Nothing is copied, however deep the stack: a
+    /// One removal of the second frame of `stack` as its leaf followed by `stack[at..]`,
+    /// and of the frame after it when it is the caller of the leaf (pprof's rule for the
+    /// signal handler's return address; not jeprof's): where the frames after the leaf
+    /// start then (every removal takes frames right after the leaf, so what is left is
+    /// always the leaf and a tail). Nothing is copied, however deep the stack: a
     /// recursion thousands of frames deep in one stack alone has its second frame removed
     /// round after round.
     fn second_removed(&self, stack: &[u64], at: usize) -> usize {
@@ -353,22 +336,65 @@ pub fn uninteresting(
     };
     let mut stacks = stacks;
     if kind == Kind::Cpu {
-        while let Some(second) = second_pc_always_same(&stacks) {
-            if !removes_second(second, symbols, opts, notes) {
-                break;
-            }
+        trim.second_frames = second_frame_rounds(
+            || stacks.map.keys().map(Vec::as_slice),
+            &trim,
+            symbols,
+            opts,
+            notes,
+        );
+        if trim.second_frames > 0 {
+            // Stacks that become the same are added together.
             let mut r = Stacks::default();
             r.map.reserve(stacks.map.len());
-            for (mut k, v) in stacks.map {
-                trim.remove_second(&mut k);
-                r.add(k, v);
+            for (k, v) in stacks.map {
+                let mut t = Vec::with_capacity(k.len());
+                if let Some((&leaf, _)) = k.split_first() {
+                    t.push(leaf);
+                    let at = trim.start_after(&k, trim.second_frames);
+                    t.extend_from_slice(k.get(at..).unwrap_or_default());
+                }
+                r.add(t, v);
             }
             stacks = r;
-            trim.second_frames += 1;
         }
     }
     trim.skipped = skipped_addresses(symbols, kind, opts);
     (stacks, trim)
+}
+
+/// How many times pprof removes the second frame of the stacks `stacks` gives (in the same
+/// order each time, each stack once or more often), saying each removal in `notes`: while
+/// it is the same in every stack (and `--no_auto_signal_frames` does not keep it). Each
+/// stack keeps where its tail starts, rather than every removal being made again per round.
+fn second_frame_rounds<'s, I: Iterator<Item = &'s [u64]>>(
+    stacks: impl Fn() -> I,
+    trim: &Trim,
+    symbols: &SymbolTable,
+    opts: &Options,
+    notes: &mut Vec<String>,
+) -> usize {
+    let mut rounds = 0;
+    // Per stack, where its frames after the leaf start once the removals so far are made.
+    let mut starts: Vec<usize> = stacks().map(|_| 1).collect();
+    loop {
+        // The second frame of every stack once the removals so far are made.
+        let mut seconds = stacks().zip(&starts).map(|(k, &at)| k.get(at).copied());
+        let Some(Some(second)) = seconds.next() else {
+            break;
+        };
+        if !seconds.all(|s| s == Some(second)) {
+            break;
+        }
+        if !removes_second(second, symbols, opts, notes) {
+            break;
+        }
+        rounds += 1;
+        for (k, at) in stacks().zip(starts.iter_mut()) {
+            *at = trim.second_removed(k, *at);
+        }
+    }
+    rounds
 }
 
 /// The [`Trim`] [`uninteresting`] works out for the stacks `stacks` gives (each once or
@@ -385,29 +411,7 @@ pub fn uninteresting_trim<'s, I: Iterator<Item = &'s [u64]>>(
         ..Trim::default()
     };
     if kind == Kind::Cpu {
-        // Per stack (in the order `stacks` gives them), where its frames after the leaf
-        // start once the removals so far are made: each round moves it on, rather than
-        // making every removal again.
-        let mut starts: Vec<usize> = stacks().map(|_| 1).collect();
-        loop {
-            // The second frame of every stack once the removals so far are made.
-            let mut seconds = stacks()
-                .zip(&starts)
-                .map(|(k, &at)| k.get(at).copied().filter(|_| !k.is_empty()));
-            let Some(Some(second)) = seconds.next() else {
-                break;
-            };
-            if !seconds.all(|s| s == Some(second)) {
-                break;
-            }
-            if !removes_second(second, symbols, opts, notes) {
-                break;
-            }
-            trim.second_frames += 1;
-            for (k, at) in stacks().zip(starts.iter_mut()) {
-                *at = trim.second_removed(k, *at);
-            }
-        }
+        trim.second_frames = second_frame_rounds(stacks, &trim, symbols, opts, notes);
     }
     trim.skipped = skipped_addresses(symbols, kind, opts);
     trim
@@ -707,21 +711,6 @@ fn keep_frames(
         }
     }
     r
-}
-
-fn second_pc_always_same(stacks: &Stacks) -> Option<u64> {
-    let mut second = None;
-    for k in stacks.map.keys() {
-        if k.len() < 2 {
-            return None;
-        }
-        match second {
-            None => second = Some(k[1]),
-            Some(s) if s != k[1] => return None,
-            _ => {}
-        }
-    }
-    second
 }
 
 /// True when any frame of `frames` matches `re` by its short name or its `file:line`.
@@ -1959,6 +1948,19 @@ mod tests {
     /// A stack trimmed in place (its leaf, then the frames from where its tail starts now)
     /// is the stack with its second frames removed one by one, round after round, pprof's
     /// rule for the leaf's caller included, under both tools' rules.
+    /// pprof's removal of the second frame of `k`, and of the frame after it when it is the
+    /// caller of the leaf (not jeprof's), made on the stack itself.
+    fn remove_second(jeprof: bool, k: &mut Vec<u64>) {
+        if k.len() < 2 {
+            return;
+        }
+        let top = k[0];
+        k.remove(1);
+        if !jeprof && k.len() > 2 && k[1].wrapping_add(1) == top {
+            k.remove(1);
+        }
+    }
+
     #[test]
     fn second_frames_removed_in_place_as_one_by_one() {
         let mut next = xorshift(0x2545_f491_4f6c_dd1d);
@@ -1986,7 +1988,7 @@ mod tests {
                     };
                     whole.apply_into(&stack, &mut out);
                     assert_eq!(out, k);
-                    t.remove_second(&mut k);
+                    remove_second(jeprof, &mut k);
                 }
             }
         }
