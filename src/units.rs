@@ -169,26 +169,11 @@ fn push_one_decimal(buf: &mut Vec<u8>, v: f64) -> bool {
         return false;
     }
     let t = whole + u64::from(frac > 0.5);
-    // Written from the end into a buffer, then appended at once (a report writes two to
-    // five of these per line).
-    let mut b = [0u8; 24];
-    let mut i = b.len() - 2;
-    b[i] = b'.';
-    b[i + 1] = b'0' + (t % 10) as u8;
-    let mut n = t / 10;
-    loop {
-        i -= 1;
-        b[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
     if v.is_sign_negative() {
-        i -= 1;
-        b[i] = b'-';
+        buf.push(b'-');
     }
-    buf.extend_from_slice(&b[i..]);
+    push_u64(buf, t / 10);
+    buf.extend_from_slice(&[b'.', b'0' + (t % 10) as u8]);
     true
 }
 

@@ -122,7 +122,10 @@ impl Place {
         buf.push_str(&self.file);
         if self.line != WHOLE {
             buf.push(':');
-            push_u32(buf, self.line);
+            let mut digits = [0; 20];
+            let digits = crate::units::decimal(u64::from(self.line), &mut digits);
+            // (ASCII digits.)
+            buf.push_str(std::str::from_utf8(digits).unwrap_or_default());
         }
     }
 
@@ -143,24 +146,6 @@ impl Place {
             // (`f` itself asked for a place's text: a buffer of its own.)
             Err(_) => f(&self.to_string()),
         })
-    }
-}
-
-/// Appends `n` in decimal.
-fn push_u32(buf: &mut String, n: u32) {
-    let mut digits = [0u8; 10];
-    let mut i = digits.len();
-    let mut n = n;
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    for &d in &digits[i..] {
-        buf.push(char::from(d));
     }
 }
 
