@@ -57,6 +57,20 @@ struct Sections {
     dwp: Option<Box<Sections>>,
     /// Where the file's code is (see [`Code`]).
     code: Code,
+    /// When only the start of a compressed `.debug_info` is read (see [`info_prefix`]):
+    /// how much, and where its inflation stopped.
+    info_rest: Option<InfoRest>,
+}
+
+/// The rest of a zlib-compressed `.debug_info` of which only the start is read: the
+/// stream's state, where its compressed bytes are in the file, the section's size, and
+/// the bytes read (the start of those inflated: whole units).
+struct InfoRest {
+    z: flate2::Decompress,
+    from: usize,
+    len: usize,
+    total: usize,
+    kept: usize,
 }
 
 /// Where a file's code is: from the lowest address of its executable sections to the end of
@@ -156,7 +170,10 @@ impl Sections {
 
     fn data(&self, id: SectionId) -> &[u8] {
         if let Some(v) = self.owned.get(&id) {
-            return v;
+            return match (&self.info_rest, id) {
+                (Some(r), SectionId::DebugInfo) => v.get(..r.kept).unwrap_or_default(),
+                _ => v,
+            };
         }
         match self.ranges.get(&id) {
             Some(&(s, e)) => self.map.get(s..e).unwrap_or_default(),
@@ -331,6 +348,9 @@ struct Split<'a> {
 /// when a reference first leads there.
 struct Units<'a> {
     list: Vec<UnitSlot<'a>>,
+    /// A reference led past the last unit (with only the start of `.debug_info` read:
+    /// into a unit not read; see [`info_prefix`]).
+    past_end: std::sync::atomic::AtomicBool,
     sup: std::sync::OnceLock<Box<Units<'a>>>,
     /// Unit index → the scopes of its subprogram entries, read when a reference from
     /// another unit first leads there (see [`Units::scope_of`]).
@@ -363,6 +383,7 @@ impl<'a> Units<'a> {
             .collect();
         Units {
             list,
+            past_end: std::sync::atomic::AtomicBool::new(false),
             sup: std::sync::OnceLock::new(),
             scopes,
         }
@@ -395,6 +416,13 @@ impl<'a> Units<'a> {
 
     /// The unit holding the entry at `o` of `.debug_info`, and the entry's offset in it.
     fn holding(&self, o: gimli::DebugInfoOffset) -> Option<(usize, gimli::UnitOffset)> {
+        if let Some(last) = self.list.last()
+            && o.0 >= last.header.offset().0 + last.header.length_including_self()
+        {
+            self.past_end
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+            return None;
+        }
         // (The units of `.debug_info`, in order.)
         let i = self
             .list
@@ -757,11 +785,16 @@ impl Dwarf {
         wanted: Option<Arc<[u64]>>,
         binutils: bool,
     ) -> Result<Dwarf, String> {
-        let mut sections = Sections::read(map, false)?;
+        let mut sections = Sections::read_for(map, false, wanted.as_deref())?;
+        let mut split = split_units(&sections, wanted.as_deref());
+        if sections.info_rest.is_some() && !split.is_empty() {
+            // (Split DWARF: the whole of .debug_info, as before.)
+            sections.complete_info()?;
+            split = split_units(&sections, wanted.as_deref());
+        }
         sections.sup = sup.map(Box::new);
         let mut missing_dwo = Vec::new();
         let mut dwp_problem = None;
-        let mut split = split_units(&sections, wanted.as_deref());
         if !split.is_empty()
             && let Some(path) = dwps.iter().find(|p| p.is_file())
         {
@@ -810,7 +843,29 @@ impl Dwarf {
                 Err(e) => missing_dwo.push(format!("{} ({e})", path.display())),
             }
         }
-        let cell = DwarfCell::try_new(sections, |s| Tables::new(s, wanted, binutils))?;
+        let cell = DwarfCell::try_new(sections, |s| Tables::new(s, wanted.clone(), binutils))?;
+        // Only the start of .debug_info was read: the units after it may be left out only
+        // when, for every wanted address, one of the units holding it answers it (then no
+        // lookup reaches past them, and the answers are those of the whole section). Else
+        // the whole section is read, and the tables made again.
+        if cell.borrow_owner().info_rest.is_some()
+            && let Some(w) = wanted.as_deref()
+            && !cell.with_dependent(|s, t| {
+                t.prefetch(w, s);
+                t.answers_all(w)
+            })
+        {
+            let mut sections = cell.into_owner();
+            sections.complete_info()?;
+            let cell = DwarfCell::try_new(sections, |s| Tables::new(s, wanted, binutils))?;
+            return Ok(Dwarf {
+                cell,
+                debug: None,
+                binutils_inline_names: false,
+                missing_dwo,
+                dwp_problem,
+            });
+        }
         Ok(Dwarf {
             cell,
             debug: None,
@@ -822,9 +877,50 @@ impl Dwarf {
 }
 
 impl Sections {
+    /// The whole of a `.debug_info` of which only the start was read: the rest inflated
+    /// after what was.
+    fn complete_info(&mut self) -> Result<(), String> {
+        let Some(mut rest) = self.info_rest.take() else {
+            return Ok(());
+        };
+        let input = self
+            .map
+            .get(rest.from..rest.from.saturating_add(rest.len))
+            .unwrap_or_default();
+        let out = self.owned.entry(SectionId::DebugInfo).or_default();
+        out.reserve(rest.total.saturating_sub(out.len()));
+        loop {
+            let read = usize::try_from(rest.z.total_in()).unwrap_or(usize::MAX);
+            let before = out.len();
+            match rest.z.decompress_vec(
+                input.get(read..).unwrap_or_default(),
+                out,
+                flate2::FlushDecompress::None,
+            ) {
+                Ok(flate2::Status::StreamEnd) => return Ok(()),
+                Ok(_) if out.len() > before => {}
+                Ok(_) if out.len() >= rest.total => return Ok(()),
+                Ok(_) => return Err(".debug_info: its compressed bytes end short".to_string()),
+                Err(e) => return Err(format!(".debug_info: {e}")),
+            }
+            if out.capacity() == out.len() {
+                out.reserve(1 << 16);
+            }
+        }
+    }
+}
+
+impl Sections {
     /// The DWARF sections of the ELF file mapped at `map`, inflated when compressed.
     /// With `dwo`, those of a split DWARF file (`.debug_info.dwo`, ...).
     fn read(map: Arc<Mmap>, dwo: bool) -> Result<Sections, String> {
+        Sections::read_for(map, dwo, None)
+    }
+
+    /// [`Sections::read`]; with `wanted` (sorted file addresses), of a compressed
+    /// `.debug_info` only the units up to the last one that the addresses need (see
+    /// [`info_prefix`]).
+    fn read_for(map: Arc<Mmap>, dwo: bool, wanted: Option<&[u64]>) -> Result<Sections, String> {
         let sections = {
             let file = object::File::parse(&map[..]).map_err(|e| e.to_string())?;
             let endian = if file.is_little_endian() {
@@ -861,24 +957,71 @@ impl Sections {
                 };
                 found.push((id, sec, compressed));
             }
+            let code = if dwo {
+                Code::default()
+            } else {
+                Code::of(&file)
+            };
+            // A compressed .debug_info of which the addresses may need only the start.
+            let prefixed = wanted.filter(|w| !w.is_empty()).and_then(|w| {
+                let i = found
+                    .iter()
+                    .position(|f| f.0 == SectionId::DebugInfo && f.2 >= PREFIX_FROM)?;
+                let c = found[i].1.compressed_data().ok()?;
+                (c.format == object::CompressionFormat::Zlib).then_some((i, c, w))
+            });
             // A separate debug file's sections are compressed: the biggest (.debug_info)
-            // is inflated in a second thread while this one inflates the others.
+            // is inflated in a second thread while this one inflates the others (when only
+            // the start of .debug_info may be needed: the next biggest, while this one
+            // inflates the others and then .debug_info unit by unit).
             let biggest = found
                 .iter()
                 .enumerate()
+                .filter(|(i, _)| prefixed.as_ref().is_none_or(|p| p.0 != *i))
                 .max_by_key(|(_, f)| f.2)
                 .filter(|(_, f)| f.2 >= 1 << 16)
                 .map(|(i, _)| i);
+            let mut kept_prefix = None;
             let (mut data, big) = std::thread::scope(|scope| {
                 let big = biggest.map(|i| {
                     let sec = &found[i].1;
                     scope.spawn(move || sec.uncompressed_data())
                 });
-                let data: Vec<_> = found
+                let mut data: Vec<_> = found
                     .iter()
                     .enumerate()
-                    .map(|(i, f)| (Some(i) != biggest).then(|| f.1.uncompressed_data()))
+                    .map(|(i, f)| {
+                        (Some(i) != biggest && prefixed.as_ref().is_none_or(|p| p.0 != i))
+                            .then(|| f.1.uncompressed_data())
+                    })
                     .collect();
+                if let Some((i, c, w)) = &prefixed {
+                    let others: HashMap<SectionId, &[u8]> = found
+                        .iter()
+                        .zip(&data)
+                        .filter_map(|(f, d)| match d {
+                            Some(Ok(d)) => Some((f.0, &d[..])),
+                            _ => None,
+                        })
+                        .collect();
+                    let from = (c.data.as_ptr() as usize).checked_sub(base);
+                    data[*i] = Some(
+                        match from.and_then(|_| info_prefix(c, &others, endian, w, code)) {
+                            Some((bytes, rest)) => {
+                                kept_prefix = rest.zip(from).map(|((z, kept), from)| InfoRest {
+                                    z,
+                                    from,
+                                    len: c.data.len(),
+                                    total: usize::try_from(c.uncompressed_size)
+                                        .unwrap_or(usize::MAX),
+                                    kept,
+                                });
+                                Ok(std::borrow::Cow::Owned(bytes))
+                            }
+                            None => found[*i].1.uncompressed_data(),
+                        },
+                    );
+                }
                 (data, big.map(|h| h.join()))
             });
             if let (Some(i), Some(joined)) = (biggest, big) {
@@ -925,11 +1068,8 @@ impl Sections {
                 sup: None,
                 dwos: Vec::new(),
                 dwp: None,
-                code: if dwo {
-                    Code::default()
-                } else {
-                    Code::of(&file)
-                },
+                code,
+                info_rest: kept_prefix,
             }
         };
         Ok(sections)
@@ -949,6 +1089,109 @@ fn plausible_size(c: &object::CompressedData<'_>) -> bool {
         <= (c.data.len() as u64)
             .saturating_mul(ratio)
             .saturating_add(1 << 16)
+}
+
+/// The compressed size of `.debug_info` from which only its start may be inflated (tests:
+/// any, so that small files take that way too).
+const PREFIX_FROM: usize = if cfg!(test) { 1 } else { 1 << 16 };
+
+/// Bytes of `.debug_info` inflated before its units are first looked at, doubled each time
+/// more are needed (tests: a few hundred, so that the units are looked at over many rounds).
+const FIRST_INFLATE: usize = if cfg!(test) { 300 } else { 1 << 18 };
+
+/// A zlib stream's state where its inflation stopped, and where the whole units before that
+/// end.
+type Stopped = (flate2::Decompress, usize);
+
+/// The start of the zlib-compressed `.debug_info` `c` that holds every unit up to the last
+/// one whose ranges hold an address of `wanted` that no unit before it holds: the bytes
+/// inflated, and unless they are the whole section, the stream's state and where those
+/// units end (None: the stream cannot be inflated; read as a whole, for its error).
+/// binutils takes an address's unit from the first units whose ranges hold it, so the
+/// units after those are not needed when one of those answers ([`Dwarf::with_sup`] checks
+/// that; else the rest is inflated then); a zlib stream is inflated from its start, so the
+/// rest is not inflated at all. On a Debian libc's debug file, the addresses of a program's
+/// start and its threads are in units in the first 30% of its 5.8 MB `.debug_info`.
+/// `others`: the other sections.
+fn info_prefix(
+    c: &object::CompressedData<'_>,
+    others: &HashMap<SectionId, &[u8]>,
+    endian: RunTimeEndian,
+    wanted: &[u64],
+    code: Code,
+) -> Option<(Vec<u8>, Option<Stopped>)> {
+    let total = usize::try_from(c.uncompressed_size).ok()?;
+    let mut z = flate2::Decompress::new(true);
+    let mut out: Vec<u8> = Vec::new();
+    let mut held = vec![false; wanted.len()];
+    let mut left = wanted.len();
+    // The end of the last whole unit looked at.
+    let mut at = 0usize;
+    let mut target = FIRST_INFLATE;
+    let mut ended = false;
+    loop {
+        // Inflate up to `target` bytes.
+        while out.len() < target.min(total) && !ended {
+            out.reserve(target.min(total) - out.len());
+            let read = usize::try_from(z.total_in()).unwrap_or(usize::MAX);
+            let before = out.len();
+            match z.decompress_vec(
+                c.data.get(read..).unwrap_or_default(),
+                &mut out,
+                flate2::FlushDecompress::None,
+            ) {
+                Ok(flate2::Status::StreamEnd) => ended = true,
+                Ok(_) if out.len() > before => {}
+                // A damaged stream, or one that stops short: read as a whole section is.
+                _ => return None,
+            }
+        }
+        let done = ended || out.len() >= total;
+        let dwarf = gimli::Dwarf::load(|id| -> Result<R<'_>, gimli::Error> {
+            let d = match id {
+                SectionId::DebugInfo => &out[..],
+                _ => others.get(&id).copied().unwrap_or_default(),
+            };
+            Ok(EndianSlice::new(d, endian))
+        });
+        let Ok(dwarf) = dwarf else { return None };
+        while let Ok(header) = dwarf
+            .debug_info
+            .header_from_offset(gimli::DebugInfoOffset(at))
+        {
+            let end = at.saturating_add(header.length_including_self());
+            if end > out.len() {
+                break;
+            }
+            if let Some((slot, _)) = unit_slot_and_root(&dwarf, header) {
+                for &(lo, hi) in slot.ranges.iter().filter(|r| code.holds(r.0)) {
+                    let from = wanted.partition_point(|&a| a < lo);
+                    for (h, _) in held[from..]
+                        .iter_mut()
+                        .zip(&wanted[from..])
+                        .take_while(|(_, a)| **a < hi)
+                    {
+                        if !*h {
+                            *h = true;
+                            left -= 1;
+                        }
+                    }
+                }
+            }
+            at = end;
+            if left == 0 {
+                if done && at >= out.len() {
+                    return Some((out, None));
+                }
+                return Some((out, Some((z, at))));
+            }
+        }
+        if done {
+            // Every unit was looked at (or the rest cannot be read): the whole section.
+            return Some((out, None));
+        }
+        target = target.saturating_mul(2);
+    }
 }
 
 /// The sections symbolizing reads (not the location lists: variables' places are never
@@ -1274,6 +1517,36 @@ impl<'a> Tables<'a> {
         v.dedup();
         v.extend(self.rangeless.iter().copied());
         v
+    }
+}
+
+impl Tables<'_> {
+    /// True when, for every address of `wanted`, a unit whose ranges hold it answers it (its
+    /// function or its line), read by [`Tables::prefetch`] (without counting as read by a
+    /// lookup: this changes nothing a lookup answers), and no reference from the units read
+    /// leads past the last unit.
+    fn answers_all(&self, wanted: &[u64]) -> bool {
+        // (A reference past the units read: an entry the answers may need is not there.)
+        if self
+            .units
+            .past_end
+            .load(std::sync::atomic::Ordering::Relaxed)
+        {
+            return false;
+        }
+        wanted.iter().all(|&a| {
+            let end = self.index.partition_point(|e| e.0 <= a);
+            (0..end)
+                .rev()
+                .take_while(|&i| self.index_high[i] > a)
+                .filter(|&i| a < self.index[i].1)
+                .any(
+                    |i| match self.parsed.get(self.index[i].2).and_then(OnceCell::get) {
+                        Some(Some(p)) => p.func_at(a).is_some() || p.line_at(a).is_some(),
+                        _ => false,
+                    },
+                )
+        })
     }
 }
 
@@ -3558,7 +3831,7 @@ impl DwarfSource for Dwarf {
     }
 
     fn units_read(&self) -> Option<super::lookup::UnitsRead> {
-        self.cell.with_dependent(|_, t| {
+        self.cell.with_dependent(|s, t| {
             let size = |u: &UnitSlot<'_>| u.header.length_including_self() as u64;
             let read = || {
                 t.units
@@ -3571,6 +3844,7 @@ impl DwarfSource for Dwarf {
                 units: t.units.len(),
                 read_bytes: read().map(|(u, _)| size(u)).sum(),
                 bytes: t.units.iter().map(size).sum(),
+                section: s.info_rest.as_ref().map(|r| r.total as u64),
             })
         })
     }
@@ -3951,5 +4225,103 @@ mod tests {
             "only {programs_read} line programs read"
         );
         assert!(damaged > 200, "only {damaged} damaged programs read");
+    }
+
+    /// Of a compressed `.debug_info`, only the units up to the last one the addresses need
+    /// are inflated, and the answers are those of the whole section: for the addresses of
+    /// the first unit, of the first few, and (the whole section then) with an address in no
+    /// unit. The program's sections are compressed by binutils' objcopy.
+    #[test]
+    fn only_the_start_of_a_compressed_debug_info_is_inflated_and_answers_alike() {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/t-rust/trust");
+        let dir = std::env::temp_dir().join(format!("rpprof-prefix-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let packed = dir.join("trust.z");
+        let ran = std::process::Command::new("objcopy")
+            .arg("--compress-debug-sections=zlib")
+            .arg(&src)
+            .arg(&packed)
+            .status();
+        if !ran.is_ok_and(|s| s.success()) {
+            eprintln!("skipped: binutils' objcopy is not installed (Debian: binutils)");
+            return;
+        }
+        let map = |p: &Path| {
+            let f = std::fs::File::open(p).unwrap();
+            // SAFETY: test files that nothing writes while they are mapped.
+            Arc::new(unsafe { Mmap::map(&f) }.unwrap())
+        };
+        let (plain, zipped) = (map(&src), map(&packed));
+        // Each unit's addresses (of those with ranges): its ranges' edges and middles.
+        let whole = Dwarf::new(Arc::clone(&plain), None).unwrap();
+        let units: Vec<Vec<u64>> = whole.cell.with_dependent(|_, t| {
+            t.units
+                .iter()
+                .map(|u| {
+                    let mut v: Vec<u64> = u
+                        .ranges
+                        .iter()
+                        .flat_map(|&(lo, hi)| [lo, lo + 1, (lo + hi) / 2, hi - 1])
+                        .collect();
+                    v.sort_unstable();
+                    v.dedup();
+                    v
+                })
+                .filter(|v| !v.is_empty())
+                .collect()
+        });
+        assert!(units.len() >= 4, "{} units with ranges", units.len());
+        let answers = |d: &Dwarf, w: &[u64]| -> Vec<String> {
+            w.iter()
+                .map(|&a| format!("{:?}", d.frames(a, true, &|| None)))
+                .collect()
+        };
+        // Each unit's addresses on their own, then the first two units', then the first
+        // unit's with an address in no unit (which takes the whole section).
+        let mut cases: Vec<(Vec<u64>, Option<bool>)> =
+            units.iter().map(|u| (u.clone(), None)).collect();
+        let last = units.len() - 1;
+        let mut two: Vec<u64> = units[0].iter().chain(&units[1]).copied().collect();
+        two.sort_unstable();
+        cases.push((two, None));
+        let mut in_no_unit = units[0].clone();
+        in_no_unit.insert(0, 1);
+        cases.push((in_no_unit, Some(false)));
+        let (mut prefixes, mut completed) = (0, 0);
+        for (k, (wanted, prefix)) in cases.into_iter().enumerate() {
+            let w: Arc<[u64]> = Arc::from(wanted.clone());
+            let reference = Dwarf::new(Arc::clone(&plain), Some(Arc::clone(&w))).unwrap();
+            let d = Dwarf::new(Arc::clone(&zipped), Some(Arc::clone(&w))).unwrap();
+            let kept = d
+                .cell
+                .borrow_owner()
+                .info_rest
+                .as_ref()
+                .map(|r| (r.kept, r.total));
+            if let Some(p) = prefix {
+                assert_eq!(kept.is_some(), p, "{wanted:x?}: {kept:?}");
+            }
+            match kept {
+                Some((bytes, whole)) => {
+                    assert!(bytes < whole, "{bytes} of {whole}");
+                    prefixes += 1;
+                }
+                // Units before the last hold these addresses: read whole after the start
+                // was, as the units read refer to entries past them.
+                None if k < last => completed += 1,
+                None => {}
+            }
+            let got = answers(&d, &wanted);
+            assert!(got.iter().any(|a| a.contains("Some")), "{got:?}");
+            assert_eq!(got, answers(&reference, &wanted), "{wanted:x?}");
+        }
+        // (Some units' entries refer to entries of units after them: those take the whole
+        // section too, inflated after the start.)
+        assert!(prefixes >= 2, "{prefixes} cases read only the start");
+        assert!(
+            completed >= 1,
+            "{completed} cases read the rest after the start"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

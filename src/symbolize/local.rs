@@ -131,14 +131,25 @@ impl Image {
                 format!("{:.1} MB", b as f64 / 1e6)
             }
         };
-        Some(format!(
-            "{}: read {} of its {} DWARF units, {} of {} of .debug_info{from}",
-            path.display(),
-            r.read,
-            r.units,
-            size(r.read_bytes),
-            size(r.bytes)
-        ))
+        Some(match r.section {
+            None => format!(
+                "{}: read {} of its {} DWARF units, {} of {} of .debug_info{from}",
+                path.display(),
+                r.read,
+                r.units,
+                size(r.read_bytes),
+                size(r.bytes)
+            ),
+            Some(whole) => format!(
+                "{}: read {} of its first {} DWARF units, {} of the first {} of its {} of .debug_info, the rest not inflated{from}",
+                path.display(),
+                r.read,
+                r.units,
+                size(r.read_bytes),
+                size(r.bytes),
+                size(whole)
+            ),
+        })
     }
 }
 
