@@ -889,7 +889,7 @@ impl Sections {
             .unwrap_or_default();
         let out = self.owned.entry(SectionId::DebugInfo).or_default();
         out.reserve(rest.total.saturating_sub(out.len()));
-        loop {
+        while out.len() < rest.total {
             let read = usize::try_from(rest.z.total_in()).unwrap_or(usize::MAX);
             let before = out.len();
             match rest.z.decompress_vec(
@@ -897,16 +897,19 @@ impl Sections {
                 out,
                 flate2::FlushDecompress::None,
             ) {
-                Ok(flate2::Status::StreamEnd) => return Ok(()),
-                Ok(_) if out.len() > before => {}
-                Ok(_) if out.len() >= rest.total => return Ok(()),
-                Ok(_) => return Err(".debug_info: its compressed bytes end short".to_string()),
+                Ok(flate2::Status::StreamEnd) if out.len() == rest.total => {}
+                Ok(_) if out.len() > before && out.len() <= rest.total => {}
+                Ok(_) => {
+                    return Err(format!(
+                        ".debug_info: its compressed bytes inflate to {} bytes, not the {} its header gives",
+                        out.len(),
+                        rest.total
+                    ));
+                }
                 Err(e) => return Err(format!(".debug_info: {e}")),
             }
-            if out.capacity() == out.len() {
-                out.reserve(1 << 16);
-            }
         }
+        Ok(())
     }
 }
 
@@ -1140,8 +1143,9 @@ fn info_prefix(
                 &mut out,
                 flate2::FlushDecompress::None,
             ) {
-                Ok(flate2::Status::StreamEnd) => ended = true,
-                Ok(_) if out.len() > before => {}
+                // (A stream that ends short of the size its header gives is damaged.)
+                Ok(flate2::Status::StreamEnd) if out.len() == total => ended = true,
+                Ok(_) if out.len() > before && out.len() <= total => {}
                 // A damaged stream, or one that stops short: read as a whole section is.
                 _ => return None,
             }
@@ -4322,6 +4326,32 @@ mod tests {
             completed >= 1,
             "{completed} cases read the rest after the start"
         );
+        // Damage in the compressed bytes, before and after where the start ends: an error or
+        // answers, never a panic.
+        let bytes = std::fs::read(&packed).unwrap();
+        let info = {
+            let f = object::File::parse(&bytes[..]).unwrap();
+            let sec = f.section_by_name(".debug_info").unwrap();
+            let r = sec.compressed_file_range().unwrap();
+            (r.offset as usize, r.compressed_size as usize)
+        };
+        let w: Arc<[u64]> = Arc::from(units[0].clone());
+        for at in [24, 200, info.1 / 3, info.1 / 2, info.1 - 20, info.1 - 2] {
+            for cut in [false, true] {
+                let mut b = bytes.clone();
+                if cut {
+                    // The compressed bytes end early (zeros after).
+                    b[info.0 + at..info.0 + info.1].fill(0);
+                } else {
+                    b[info.0 + at] ^= 0x55;
+                }
+                let bad = dir.join("bad");
+                std::fs::write(&bad, &b).unwrap();
+                if let Ok(d) = Dwarf::new(map(&bad), Some(Arc::clone(&w))) {
+                    let _ = answers(&d, &units[0]);
+                }
+            }
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
