@@ -975,8 +975,8 @@ impl Sections {
             });
             // A separate debug file's sections are compressed: the biggest (.debug_info)
             // is inflated in a second thread while this one inflates the others (when only
-            // the start of .debug_info may be needed: the next biggest, while this one
-            // inflates the others and then .debug_info unit by unit).
+            // the start of .debug_info may be needed, the biggest of the others is the one
+            // this thread inflates last).
             let biggest = found
                 .iter()
                 .enumerate()
@@ -986,46 +986,57 @@ impl Sections {
                 .map(|(i, _)| i);
             let mut kept_prefix = None;
             let (mut data, big) = std::thread::scope(|scope| {
-                let big = biggest.map(|i| {
-                    let sec = &found[i].1;
-                    scope.spawn(move || sec.uncompressed_data())
-                });
+                let Some((i, c, w)) = &prefixed else {
+                    let big = biggest.map(|i| {
+                        let sec = &found[i].1;
+                        scope.spawn(move || sec.uncompressed_data())
+                    });
+                    let data: Vec<_> = found
+                        .iter()
+                        .enumerate()
+                        .map(|(i, f)| (Some(i) != biggest).then(|| f.1.uncompressed_data()))
+                        .collect();
+                    return (data, big.map(|h| h.join()));
+                };
+                // The small sections first (the units' first entries are read with them),
+                // then .debug_info in a second thread while this one inflates the next
+                // biggest.
                 let mut data: Vec<_> = found
                     .iter()
                     .enumerate()
-                    .map(|(i, f)| {
-                        (Some(i) != biggest && prefixed.as_ref().is_none_or(|p| p.0 != i))
-                            .then(|| f.1.uncompressed_data())
+                    .map(|(k, f)| (Some(k) != biggest && k != *i).then(|| f.1.uncompressed_data()))
+                    .collect();
+                let others: HashMap<SectionId, &[u8]> = found
+                    .iter()
+                    .zip(&data)
+                    .filter_map(|(f, d)| match d {
+                        Some(Ok(d)) => Some((f.0, &d[..])),
+                        _ => None,
                     })
                     .collect();
-                if let Some((i, c, w)) = &prefixed {
-                    let others: HashMap<SectionId, &[u8]> = found
-                        .iter()
-                        .zip(&data)
-                        .filter_map(|(f, d)| match d {
-                            Some(Ok(d)) => Some((f.0, &d[..])),
-                            _ => None,
-                        })
-                        .collect();
-                    let from = (c.data.as_ptr() as usize).checked_sub(base);
-                    data[*i] = Some(
-                        match from.and_then(|_| info_prefix(c, &others, endian, w, code)) {
-                            Some((bytes, rest)) => {
-                                kept_prefix = rest.zip(from).map(|((z, kept), from)| InfoRest {
-                                    z,
-                                    from,
-                                    len: c.data.len(),
-                                    total: usize::try_from(c.uncompressed_size)
-                                        .unwrap_or(usize::MAX),
-                                    kept,
-                                });
-                                Ok(std::borrow::Cow::Owned(bytes))
-                            }
-                            None => found[*i].1.uncompressed_data(),
-                        },
-                    );
-                }
-                (data, big.map(|h| h.join()))
+                let from = (c.data.as_ptr() as usize).checked_sub(base);
+                let (info, big) = std::thread::scope(|inner| {
+                    let info =
+                        inner.spawn(|| from.and_then(|_| info_prefix(c, &others, endian, w, code)));
+                    let big = biggest.map(|k| found[k].1.uncompressed_data());
+                    (info.join(), big)
+                });
+                let info = info.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                drop(others);
+                data[*i] = Some(match info {
+                    Some((bytes, rest)) => {
+                        kept_prefix = rest.zip(from).map(|((z, kept), from)| InfoRest {
+                            z,
+                            from,
+                            len: c.data.len(),
+                            total: usize::try_from(c.uncompressed_size).unwrap_or(usize::MAX),
+                            kept,
+                        });
+                        Ok(std::borrow::Cow::Owned(bytes))
+                    }
+                    None => found[*i].1.uncompressed_data(),
+                });
+                (data, big.map(Ok))
             });
             if let (Some(i), Some(joined)) = (biggest, big) {
                 data[i] = Some(joined.unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
