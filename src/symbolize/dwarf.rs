@@ -888,28 +888,7 @@ impl Sections {
             .get(rest.from..rest.from.saturating_add(rest.len))
             .unwrap_or_default();
         let out = self.owned.entry(SectionId::DebugInfo).or_default();
-        out.reserve(rest.total.saturating_sub(out.len()));
-        while out.len() < rest.total {
-            let read = usize::try_from(rest.z.total_in()).unwrap_or(usize::MAX);
-            let before = out.len();
-            match rest.z.decompress_vec(
-                input.get(read..).unwrap_or_default(),
-                out,
-                flate2::FlushDecompress::None,
-            ) {
-                Ok(flate2::Status::StreamEnd) if out.len() == rest.total => {}
-                Ok(_) if out.len() > before && out.len() <= rest.total => {}
-                Ok(_) => {
-                    return Err(format!(
-                        ".debug_info: its compressed bytes inflate to {} bytes, not the {} its header gives",
-                        out.len(),
-                        rest.total
-                    ));
-                }
-                Err(e) => return Err(format!(".debug_info: {e}")),
-            }
-        }
-        Ok(())
+        inflate_to(&mut rest.z, input, out, rest.total, rest.total)
     }
 }
 
@@ -1142,26 +1121,10 @@ fn info_prefix(
     // The end of the last whole unit looked at.
     let mut at = 0usize;
     let mut target = FIRST_INFLATE;
-    let mut ended = false;
     loop {
-        // Inflate up to `target` bytes.
-        while out.len() < target.min(total) && !ended {
-            out.reserve(target.min(total) - out.len());
-            let read = usize::try_from(z.total_in()).unwrap_or(usize::MAX);
-            let before = out.len();
-            match z.decompress_vec(
-                c.data.get(read..).unwrap_or_default(),
-                &mut out,
-                flate2::FlushDecompress::None,
-            ) {
-                // (A stream that ends short of the size its header gives is damaged.)
-                Ok(flate2::Status::StreamEnd) if out.len() == total => ended = true,
-                Ok(_) if out.len() > before && out.len() <= total => {}
-                // A damaged stream, or one that stops short: read as a whole section is.
-                _ => return None,
-            }
-        }
-        let done = ended || out.len() >= total;
+        // A damaged stream, or one that stops short: read as a whole section is.
+        inflate_to(&mut z, c.data, &mut out, target.min(total), total).ok()?;
+        let done = out.len() >= total;
         let dwarf = gimli::Dwarf::load(|id| -> Result<R<'_>, gimli::Error> {
             let d = match id {
                 SectionId::DebugInfo => &out[..],
@@ -1207,6 +1170,39 @@ fn info_prefix(
         }
         target = target.saturating_mul(2);
     }
+}
+
+/// Inflates the zlib stream `z` (of the compressed bytes `input`) into `out` until it holds
+/// `n` bytes (of the stream's `total`); an error when the stream is damaged or ends short
+/// of `total`.
+fn inflate_to(
+    z: &mut flate2::Decompress,
+    input: &[u8],
+    out: &mut Vec<u8>,
+    n: usize,
+    total: usize,
+) -> Result<(), String> {
+    out.reserve(n.saturating_sub(out.len()));
+    while out.len() < n {
+        let read = usize::try_from(z.total_in()).unwrap_or(usize::MAX);
+        let before = out.len();
+        match z.decompress_vec(
+            input.get(read..).unwrap_or_default(),
+            out,
+            flate2::FlushDecompress::None,
+        ) {
+            Ok(flate2::Status::StreamEnd) if out.len() == total => {}
+            Ok(_) if out.len() > before && out.len() <= total => {}
+            Ok(_) => {
+                return Err(format!(
+                    ".debug_info: its compressed bytes inflate to {} bytes, not the {total} its header gives",
+                    out.len()
+                ));
+            }
+            Err(e) => return Err(format!(".debug_info: {e}")),
+        }
+    }
+    Ok(())
 }
 
 /// The sections symbolizing reads (not the location lists: variables' places are never
