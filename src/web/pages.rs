@@ -530,13 +530,19 @@ fn top(ui: &Ui, sel: &Selected, page: &str) -> Response {
         let re = quote_meta(r.name);
         let func = function_re(r.name);
         let link = |p: &str, re: &str| url(p, &sel.q.with("f", re));
+        // A function inlined into others is no routine of its own (its lines are listed in
+        // theirs): no source link that would find nothing.
+        let source = if r.name.ends_with(" (inline)") {
+            String::new()
+        } else {
+            format!(" <a href=\"{}\">source</a>", esc(&link("source", &func)))
+        };
         let _ = write!(
             b,
-            "<td class=\"name\"><a href=\"{}\" title=\"focus the flame graph on it\">{}</a> <span class=\"acts\"><a href=\"{}\">callers</a> <a href=\"{}\">source</a> <a href=\"{}\">peek</a></span></td></tr>",
+            "<td class=\"name\"><a href=\"{}\" title=\"focus the flame graph on it\">{}</a> <span class=\"acts\"><a href=\"{}\">callers</a>{source} <a href=\"{}\">peek</a></span></td></tr>",
             esc(&link("flamegraph", &func)),
             esc(r.name),
             esc(&url("flamegraph", &sel.q.with("p", &format!("^{re}$")))),
-            esc(&link("source", &func)),
             esc(&link("peek", &format!("^{re}$"))),
         );
     }

@@ -280,11 +280,13 @@
       }
       items.push(['top', 'Top', link('top', { f: func, p: null })]);
     }
-    // The source and peek pages name routines by their functions.
+    // The source and peek pages name routines by their functions (a function inlined
+    // into others is no routine: its lines are in theirs).
     if (grain === 'functions') {
-      items.push(
-        ['source', 'Source', link('source', { f: func, p: null })],
-        ['peek', 'Peek', link('peek', { f: '^' + re + '$', p: null })]);
+      if (!name.endsWith(' (inline)')) {
+        items.push(['source', 'Source', link('source', { f: func, p: null })]);
+      }
+      items.push(['peek', 'Peek', link('peek', { f: '^' + re + '$', p: null })]);
     }
     for (const [id, text, href] of items) {
       const a = document.createElement('a');
