@@ -785,7 +785,21 @@ impl Dwarf {
         wanted: Option<Arc<[u64]>>,
         binutils: bool,
     ) -> Result<Dwarf, String> {
-        let mut sections = Sections::read_for(map, false, wanted.as_deref())?;
+        Dwarf::build(map, sup, dwps, wanted, binutils, true)
+    }
+
+    /// [`Dwarf::with_sup`]; `prefix`: only the start of a compressed `.debug_info` may be
+    /// read (see [`info_prefix`]).
+    fn build(
+        map: Arc<Mmap>,
+        sup: Option<Sections>,
+        dwps: &[PathBuf],
+        wanted: Option<Arc<[u64]>>,
+        binutils: bool,
+        prefix: bool,
+    ) -> Result<Dwarf, String> {
+        let file_map = Arc::clone(&map);
+        let mut sections = Sections::read_for(map, false, wanted.as_deref().filter(|_| prefix))?;
         let mut split = split_units(&sections, wanted.as_deref());
         if sections.info_rest.is_some() && !split.is_empty() {
             // (Split DWARF: the whole of .debug_info, as before.)
@@ -857,6 +871,11 @@ impl Dwarf {
         {
             let mut sections = cell.into_owner();
             sections.complete_info()?;
+            if !split_units(&sections, wanted.as_deref()).is_empty() {
+                // (Split units after the start: their .dwo files are read as before.)
+                let sup = sections.sup.take().map(|s| *s);
+                return Dwarf::build(file_map, sup, dwps, wanted, binutils, false);
+            }
             let cell = DwarfCell::try_new(sections, |s| Tables::new(s, wanted, binutils))?;
             return Ok(Dwarf {
                 cell,
@@ -3855,13 +3874,16 @@ impl DwarfSource for Dwarf {
                 units: t.units.len(),
                 read_bytes: read().map(|(u, _)| size(u)).sum(),
                 bytes: t.units.iter().map(size).sum(),
-                section: s.info_rest.as_ref().map(|r| r.total as u64),
+                section: s.info_rest.as_ref().map(|r| {
+                    let inflated = s.owned.get(&SectionId::DebugInfo).map_or(0, Vec::len);
+                    (inflated as u64, r.total as u64)
+                }),
             })
         })
     }
 
     fn damage(&self) -> Option<String> {
-        self.cell.with_dependent(|_, t| {
+        self.cell.with_dependent(|sections, t| {
             // Units whose entries or line program header could not be read when a lookup
             // needed them.
             let failed: Vec<&UnitSlot<'_>> = t
@@ -3894,7 +3916,12 @@ impl DwarfSource for Dwarf {
                     Some(format!(", the first at .debug_info byte {at}: {e}"))
                 });
                 said.push(format!(
-                    "{n} of its {} units cannot be read{}",
+                    "{n} of its {}{} units cannot be read{}",
+                    if sections.info_rest.is_some() {
+                        "first "
+                    } else {
+                        ""
+                    },
                     t.units.len() + t.unreadable_roots,
                     first.unwrap_or_default()
                 ));

@@ -140,14 +140,15 @@ impl Image {
                 size(r.read_bytes),
                 size(r.bytes)
             ),
-            Some(whole) => format!(
-                "{}: read {} of its first {} DWARF units, {} of the first {} of its {} of .debug_info, the rest not inflated{from}",
+            Some((inflated, whole)) => format!(
+                "{}: read {} of its first {} DWARF units, {} of the first {} of its {} of .debug_info ({} of it inflated, the rest not){from}",
                 path.display(),
                 r.read,
                 r.units,
                 size(r.read_bytes),
                 size(r.bytes),
-                size(whole)
+                size(whole),
+                size(inflated)
             ),
         })
     }

@@ -106,9 +106,9 @@ pub struct UnitsRead {
     pub read_bytes: u64,
     /// Bytes of `.debug_info` of all units.
     pub bytes: u64,
-    /// When only the units up to the last one needed were inflated (`units` and `bytes`
-    /// count those): the size of the whole section.
-    pub section: Option<u64>,
+    /// When only the units up to the last one needed are read (`units` and `bytes` count
+    /// those): how many bytes of the section were inflated, and its whole size.
+    pub section: Option<(u64, u64)>,
 }
 
 /// binutils' `_bfd_elf_find_function` over one symbol table, indexed for speed, with the
