@@ -484,6 +484,8 @@ fn serve_connection(
         });
         if let Some((done, watcher)) = watching {
             done.store(true, Ordering::Relaxed);
+            // Woken now, not at its next look: the answer waits for it.
+            watcher.thread().unpark();
             let _ = watcher.join();
         }
         resp
@@ -504,9 +506,10 @@ fn serve_connection(
     }
 }
 
-/// Looks every 100 ms, until the first flag it returns is set, whether the client of
-/// `stream` has closed its end (or reset the connection): then sets `gone`. (On Linux; a
-/// peek that does not wait, leaving the stream's own blocking reads and writes as they are.)
+/// Looks every 100 ms, until the first flag it returns is set (and its thread unparked),
+/// whether the client of `stream` has closed its end (or reset the connection): then sets
+/// `gone`. (On Linux; a peek that does not wait, leaving the stream's own blocking reads and
+/// writes as they are.)
 fn watch_client(
     stream: &TcpStream,
     gone: Arc<AtomicBool>,
@@ -542,7 +545,8 @@ fn watch_client(
                         gone.store(true, Ordering::Relaxed);
                         return;
                     }
-                    std::thread::sleep(Duration::from_millis(100));
+                    // Unparked early when the answer is ready.
+                    std::thread::park_timeout(Duration::from_millis(100));
                 }
             })
             .ok()?;
