@@ -1389,6 +1389,23 @@ impl IdStacks {
         }
     }
 
+    /// The stacks' node keys as [`translate_stack_ids`] gives them for the stacks these
+    /// were made from (the keys in `t`'s order, not the paths' ).
+    pub fn key_paths(&self, t: &Translation) -> KeyPaths {
+        let names = t.nodes.iter().map(|n| n.key.clone()).collect();
+        let paths = self
+            .iter()
+            .map(|(k, v)| {
+                let mut path = Vec::with_capacity(k.len());
+                for &a in k {
+                    t.each_node(a, |n| path.push(n));
+                }
+                (path, v)
+            })
+            .collect();
+        KeyPaths { names, paths }
+    }
+
     /// `self` with `b`'s stacks after its own.
     fn then(mut self, b: Option<IdStacks>) -> IdStacks {
         let Some(b) = b else { return self };
@@ -1898,44 +1915,83 @@ pub fn translate_stacks(
     symbols: &SymbolTable,
     opts: &Options,
 ) -> Vec<(Vec<Arc<str>>, f64)> {
+    let k = translate_stack_ids(stacks, symbols, opts);
+    k.paths
+        .into_iter()
+        .map(|(path, v)| {
+            let keys = path.iter().map(|&i| k.names[i as usize].clone()).collect();
+            (keys, v)
+        })
+        .collect()
+}
+
+/// [`translate_stacks`] with each node key given once: the paths hold indices into `names`.
+#[derive(Debug, Default, Clone)]
+pub struct KeyPaths {
+    /// The node keys (each once).
+    pub names: Vec<Arc<str>>,
+    /// Each stack's node keys (indices into `names`), innermost first, and its value.
+    pub paths: Vec<(Vec<u32>, f64)>,
+}
+
+/// [`translate_stacks`] as [`KeyPaths`]: each address is translated once, and each key is
+/// hashed once per address that has it, not once per frame (a large CPU profile has 1.6
+/// million frames, its flame graph's page as many keys).
+pub fn translate_stack_ids(stacks: &Stacks, symbols: &SymbolTable, opts: &Options) -> KeyPaths {
+    /// One translated frame of an address: a key's index, or a `Callback::Run` frame.
+    enum Key {
+        Id(u32),
+        Run(Place),
+    }
     let w = opts.address_width;
     let map = fullname_to_shortname(symbols);
-    let mut cache: FxHashMap<u64, Vec<Translated>> = FxHashMap::default();
+    let mut out = KeyPaths::default();
+    let mut index: FxHashMap<Arc<str>, u32> = FxHashMap::default();
+    let mut intern = |names: &mut Vec<Arc<str>>, key: Arc<str>| -> u32 {
+        *index.entry(key).or_insert_with_key(|key| {
+            names.push(key.clone());
+            (names.len() - 1) as u32
+        })
+    };
+    let mut cache: FxHashMap<u64, Vec<Key>> = FxHashMap::default();
     let mut run_ids: FxHashMap<u64, usize> = FxHashMap::default();
     let mut sorted: Vec<(&Vec<u64>, &f64)> = stacks.map.iter().collect();
     // The same order as `reduce`, so that `Run#N` numbers agree.
     if has_run_frames(symbols) {
         sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
     }
-    let mut out = Vec::with_capacity(sorted.len());
+    out.paths.reserve(sorted.len());
     for (k, &v) in sorted {
-        let mut path: Vec<Arc<str>> = Vec::with_capacity(k.len());
+        let mut path: Vec<u32> = Vec::with_capacity(k.len());
         for (i, &a) in k.iter().enumerate() {
             if w > 8 && a > 0x7fff_ffff_ffff_ffff {
                 continue;
             }
-            let items = cache
-                .entry(a)
-                .or_insert_with(|| translate(a, symbols, &map, opts));
-            for item in items.iter() {
-                match item {
-                    Translated::Name(n) => {
-                        if !n.key.is_empty() {
-                            path.push(n.key.clone());
-                        }
-                    }
-                    Translated::Run(fileline) => {
+            let keys = cache.entry(a).or_insert_with(|| {
+                translate(a, symbols, &map, opts)
+                    .into_iter()
+                    .filter_map(|t| match t {
+                        Translated::Name(n) if n.key.is_empty() => None,
+                        Translated::Name(n) => Some(Key::Id(intern(&mut out.names, n.key))),
+                        Translated::Run(fileline) => Some(Key::Run(fileline)),
+                    })
+                    .collect()
+            });
+            for key in keys.iter() {
+                match key {
+                    Key::Id(id) => path.push(*id),
+                    Key::Run(fileline) => {
                         let caller = if i > 0 { k[i - 1] } else { 0 };
                         let next = run_ids.len() + 1;
                         let n = *run_ids.entry(caller).or_insert(next);
-                        path.push(Arc::from(
-                            granular(&format!("Run#{n}"), false, fileline, a, w, opts).as_ref(),
-                        ));
+                        let run = format!("Run#{n}");
+                        let name = granular(&run, false, fileline, a, w, opts);
+                        path.push(intern(&mut out.names, Arc::from(name.as_ref())));
                     }
                 }
             }
         }
-        out.push((path, v));
+        out.paths.push((path, v));
     }
     out
 }
@@ -2237,6 +2293,96 @@ mod tests {
             (&direct.flat, &direct.cum, &direct.seen)
         );
         assert!(kept.cum.iter().any(|c| c.fract() != 0.0));
+    }
+
+    /// The flame graph's stacks made from the stacks by address id and the session's
+    /// translation name the same keys, stack by stack, as those translated address by
+    /// address, at every granularity: addresses without names (printed in hex), inlined
+    /// frames, kernel addresses (left out) and frames of one function at several lines.
+    #[test]
+    fn key_paths_of_the_translation_are_the_stacks_translated() {
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
+        let mut symbols = SymbolTable::new();
+        for a in 0..300u64 {
+            // Every seventh address has no name.
+            if a % 7 == 3 {
+                continue;
+            }
+            let name: Arc<str> = Arc::from(format!("ns::f{}", a / 8));
+            let mut frames = vec![Frame::new(name, format!("f{}.cc:{}", a % 5, a / 2), false)];
+            if a % 3 == 0 {
+                frames.push(Frame::new("inl", format!("i.h:{}", a % 4), false));
+            }
+            symbols.insert(0x1000 + a, frames);
+        }
+        let mut addrs: Vec<u64> = (0..300u64).map(|a| 0x1000 + a).collect();
+        addrs.push(0xffff_ffff_8100_0000);
+        let index = index_of(&addrs);
+        let mut stacks = Stacks::default();
+        while stacks.map.len() < 500 {
+            let depth = 1 + (next() % 12) as usize;
+            let k: Vec<u64> = (0..depth)
+                .map(|_| addrs[(next() % addrs.len() as u64) as usize])
+                .collect();
+            stacks.add(k, (1 + next() % 9) as f64);
+        }
+        let named = |k: &KeyPaths| -> Vec<(Vec<String>, f64)> {
+            k.paths
+                .iter()
+                .map(|(p, v)| {
+                    (
+                        p.iter().map(|&i| k.names[i as usize].to_string()).collect(),
+                        *v,
+                    )
+                })
+                .collect()
+        };
+        let ids = IdStacks::of(&stacks, &index);
+        for granularity in [
+            Granularity::Functions,
+            Granularity::Lines,
+            Granularity::Files,
+            Granularity::Addresses,
+        ] {
+            let opts = Options {
+                address_width: 16,
+                granularity,
+                ..Options::default()
+            };
+            let t = translation(&addrs, &symbols, &renames(&symbols), &opts);
+            let by_ids = ids.key_paths(&t);
+            let translated = translate_stack_ids(&stacks, &symbols, &opts);
+            assert_eq!(named(&by_ids), named(&translated), "{granularity:?}");
+            let plain: Vec<(Vec<String>, f64)> = translate_stacks(&stacks, &symbols, &opts)
+                .into_iter()
+                .map(|(p, v)| (p.iter().map(|n| n.to_string()).collect(), v))
+                .collect();
+            assert_eq!(named(&translated), plain, "{granularity:?}");
+            // The page's JSON alike, though the two list their keys in other orders.
+            let write = |k: &KeyPaths| {
+                let mut out = Vec::new();
+                let o = crate::report::stacks::StacksOptions {
+                    measure: crate::units::Measure::Samples,
+                    total: 1.0,
+                };
+                crate::report::stacks::write(&mut out, k, Some(k), &o).map(|()| out)
+            };
+            assert_eq!(write(&by_ids).ok(), write(&translated).ok());
+            assert_ne!(by_ids.names, translated.names, "{granularity:?}");
+        }
+        // Some stacks have an unnamed frame, an inlined one, and the kernel's (left out).
+        let all = named(&translate_stack_ids(
+            &stacks,
+            &symbols,
+            &Options {
+                address_width: 16,
+                ..Options::default()
+            },
+        ));
+        let keys: Vec<&String> = all.iter().flat_map(|(p, _)| p).collect();
+        assert!(keys.iter().any(|k| k.as_str() == "0000000000001003"));
+        assert!(keys.iter().any(|k| k.as_str() == "inl (inline)"));
+        assert!(!keys.iter().any(|k| k.starts_with("ffff")));
     }
 
     /// A name's `<address>` tag is found as the search for its last `<` found it.

@@ -1089,6 +1089,26 @@ impl Ctx<'_> {
             None => (st, flame_base, &**symbols),
         };
         let w = self.gopts.address_width;
+        // The stacks' node keys, from the stacks by address id and the session's
+        // translation when there are those: each address translated once per session.
+        let translation = match (&hidden, self.view.mode) {
+            (None, Mode::FlameData | Mode::Peek) => self.translation(),
+            _ => Arc::new(None),
+        };
+        let keys = |st: &Stacks, ids: Option<&OnceLock<graph::IdStacks>>| match translation.as_ref()
+        {
+            Some(t) => {
+                let of = || graph::IdStacks::of(st, self.session.address_ids());
+                match ids {
+                    Some(ids) => ids.get_or_init(of).key_paths(t),
+                    None => of().key_paths(t),
+                }
+            }
+            None => graph::translate_stack_ids(st, symbols, self.gopts),
+        };
+        // The trimmed stacks' ids are kept with them (the web UI's next page).
+        let key_paths =
+            |st: &Cow<'_, Stacks>| keys(st, matches!(st, Cow::Borrowed(_)).then_some(start.ids));
         match self.view.mode {
             Mode::Collapsed => {
                 collapsed::write(out, &st, symbols, w).map_err(io_err)?;
@@ -1106,13 +1126,13 @@ impl Ctx<'_> {
                 }
             }
             Mode::FlameData => {
-                let paths = graph::translate_stacks(&st, symbols, self.gopts);
-                let base = flame_base.map(|b| graph::translate_stacks(&b, symbols, self.gopts));
+                let paths = key_paths(&st);
+                let base = flame_base.map(|b| keys(&b, None));
                 let so = stacks::StacksOptions {
                     measure: topts.measure,
                     total,
                 };
-                stacks::write(out, &paths, base.as_deref(), &so).map_err(io_err)?;
+                stacks::write(out, &paths, base.as_ref(), &so).map_err(io_err)?;
             }
             Mode::Callgrind => {
                 let calls = callgrind::extract_calls(&st, symbols, self.gopts.jeprof);
@@ -1126,7 +1146,7 @@ impl Ctx<'_> {
                 let Some(re) = compile(&self.view.routines, "peek")? else {
                     return Err(Error::usage("--peek needs a regular expression"));
                 };
-                let paths = graph::translate_stacks(&st, symbols, self.gopts);
+                let paths = key_paths(&st);
                 if !peek::write(out, &paths, &re, topts.measure, total).map_err(io_err)? {
                     return Err(Error::refused(format!(
                         "no {} matches {:?}",
@@ -1878,11 +1898,20 @@ impl View {
                 None => (st, &*s.symbols),
             };
             let mut path: Vec<u32> = Vec::new();
-            for (keys, v) in graph::translate_stacks(&st, symbols, &gopts) {
+            let kp = graph::translate_stack_ids(&st, symbols, &gopts);
+            // The dump's keys as the series' ids.
+            let ids: Vec<u32> = kp
+                .names
+                .into_iter()
+                .map(|k| {
+                    let next = names.len() as u32;
+                    *names.entry(k).or_insert(next)
+                })
+                .collect();
+            for (keys, v) in kp.paths {
                 path.clear();
                 for k in keys {
-                    let next = names.len() as u32;
-                    let id = *names.entry(k).or_insert(next);
+                    let id = ids[k as usize];
                     if !path.contains(&id) {
                         path.push(id);
                     }

@@ -13,66 +13,72 @@
 //! Callers are above the node, callees below, heaviest first; a call counts once per stack
 //! however often it recurs there. Values and percentages print as in `--text`.
 
-use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 use regex::Regex;
+use rustc_hash::FxHashMap;
 
+use crate::graph::KeyPaths;
 use crate::units::{Measure, push_percent, push_right};
 
-/// One node's line and the calls into and out of it.
+/// One node's line and the calls into and out of it (other nodes by their ids).
 #[derive(Default)]
 struct Entry {
     flat: f64,
     cum: f64,
-    callers: BTreeMap<String, f64>,
-    callees: BTreeMap<String, f64>,
+    callers: FxHashMap<u32, f64>,
+    callees: FxHashMap<u32, f64>,
 }
 
 const RULE: &str = "-----------------------------------------------------+-------------\n";
 
-/// Writes the peek report of `paths` (each stack's node names, innermost first, with its
-/// value: [`crate::graph::translate_stacks`]) for the nodes matching `re`. `total` is the
+/// Writes the peek report of `paths` (each stack's nodes, innermost first, with its value:
+/// [`crate::graph::translate_stack_ids`]) for the nodes matching `re`. `total` is the
 /// profile's total (for the percentages). False when no node matches.
 pub fn write(
     out: &mut dyn Write,
-    paths: &[(Vec<std::sync::Arc<str>>, f64)],
+    paths: &KeyPaths,
     re: &Regex,
     measure: Measure,
     total: f64,
 ) -> io::Result<bool> {
-    let mut entries: BTreeMap<&str, Entry> = BTreeMap::new();
-    let mut matched: BTreeMap<&str, bool> = BTreeMap::new();
-    for (path, v) in paths {
-        // Each node, caller and callee once per stack.
-        let mut seen_node: Vec<&str> = Vec::new();
-        let mut seen_edge: Vec<(&str, &str, bool)> = Vec::new();
-        for (i, name) in path.iter().enumerate() {
-            let m = *matched.entry(&**name).or_insert_with(|| re.is_match(name));
+    let names = &paths.names;
+    let mut entries: FxHashMap<u32, Entry> = FxHashMap::default();
+    // Per node: whether it matches, once looked at.
+    let mut matched: Vec<Option<bool>> = vec![None; names.len()];
+    // Each node, caller and callee once per stack.
+    let mut seen_node: Vec<u32> = Vec::new();
+    let mut seen_edge: Vec<(u32, u32, bool)> = Vec::new();
+    for (path, v) in &paths.paths {
+        seen_node.clear();
+        seen_edge.clear();
+        for (i, &node) in path.iter().enumerate() {
+            let m =
+                *matched[node as usize].get_or_insert_with(|| re.is_match(&names[node as usize]));
             if !m {
                 continue;
             }
-            let e = entries.entry(&**name).or_default();
+            let e = entries.entry(node).or_default();
             if i == 0 {
                 e.flat += v;
             }
-            if !seen_node.contains(&&**name) {
-                seen_node.push(name);
+            if !seen_node.contains(&node) {
+                seen_node.push(node);
                 e.cum += v;
             }
-            if let Some(caller) = path.get(i + 1) {
-                let k = (&**name, &**caller, true);
+            if let Some(&caller) = path.get(i + 1) {
+                let k = (node, caller, true);
                 if !seen_edge.contains(&k) {
                     seen_edge.push(k);
-                    *e.callers.entry(caller.to_string()).or_default() += v;
+                    *e.callers.entry(caller).or_default() += v;
                 }
             }
             if i > 0 {
-                let callee = &path[i - 1];
-                let k = (&**name, &**callee, false);
+                let callee = path[i - 1];
+                let k = (node, callee, false);
                 if !seen_edge.contains(&k) {
                     seen_edge.push(k);
-                    *e.callees.entry(callee.to_string()).or_default() += v;
+                    *e.callees.entry(callee).or_default() += v;
                 }
             }
         }
@@ -80,7 +86,8 @@ pub fn write(
     if entries.is_empty() {
         return Ok(false);
     }
-    let mut order: Vec<(&str, &Entry)> = entries.iter().map(|(k, e)| (*k, e)).collect();
+    let name_of = |id: u32| -> &str { &names[id as usize] };
+    let mut order: Vec<(&str, &Entry)> = entries.iter().map(|(&k, e)| (name_of(k), e)).collect();
     order.sort_by(|a, b| {
         b.1.cum
             .abs()
@@ -120,7 +127,7 @@ pub fn write(
                 line.push(b'\n');
                 buf.extend_from_slice(&line);
             }
-            let mut v: Vec<(&String, &f64)> = list.iter().collect();
+            let mut v: Vec<(&str, &f64)> = list.iter().map(|(&k, v)| (name_of(k), v)).collect();
             v.sort_by(|a, b| {
                 b.1.abs()
                     .partial_cmp(&a.1.abs())

@@ -15,10 +15,11 @@
 //! Values are in the profile's own unit (bytes, objects, samples, nanoseconds, threads), as
 //! `measure` says; `units` and `total` are what `--text` prints in its `Total:` line.
 
-use std::collections::HashMap;
 use std::io::{self, Write};
-use std::sync::Arc;
 
+use rustc_hash::FxHashMap;
+
+use crate::graph::KeyPaths;
 use crate::units::Measure;
 
 /// What the page needs besides the stacks.
@@ -61,6 +62,21 @@ pub fn push_json_number(out: &mut String, v: f64) {
     }
 }
 
+/// Appends `n` in decimal.
+fn push_u32(out: &mut String, mut n: u32) {
+    let mut digits = [0u8; 10];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend(digits[at..].iter().map(|&d| char::from(d)));
+}
+
 /// The name of a measure in the JSON.
 fn measure_name(m: Measure) -> &'static str {
     match m {
@@ -72,39 +88,55 @@ fn measure_name(m: Measure) -> &'static str {
     }
 }
 
-/// Stacks of report nodes (innermost first) and their values.
-pub type Paths = [(Vec<Arc<str>>, f64)];
-
-/// Writes the stacks `paths` (node names innermost first, as
-/// [`crate::graph::translate_stacks`] gives them) and, for a differential graph, the base's.
+/// Writes the stacks `paths` (node keys innermost first, as
+/// [`crate::graph::translate_stack_ids`] gives them) and, for a differential graph, the
+/// base's.
 pub fn write(
     out: &mut dyn Write,
-    paths: &Paths,
-    base: Option<&Paths>,
+    paths: &KeyPaths,
+    base: Option<&KeyPaths>,
     o: &StacksOptions,
 ) -> io::Result<()> {
-    let mut ids: HashMap<&str, usize> = HashMap::new();
+    let mut ids: FxHashMap<&str, u32> = FxHashMap::default();
     let mut names: Vec<&str> = Vec::new();
-    // Root-first name ids → (value, base value), in a fixed order.
-    let mut stacks: std::collections::BTreeMap<Vec<usize>, (f64, f64)> = Default::default();
+    // Root-first name ids, value, and whether it is the base's: in the order given, then
+    // sorted by the ids (stably: equal stacks are summed in the order given).
+    let mut rows: Vec<(Vec<u32>, f64, bool)> = Vec::new();
     let sides = [(paths, false)].into_iter().chain(base.map(|b| (b, true)));
     for (list, is_base) in sides {
-        for (path, v) in list {
-            let key: Vec<usize> = path
+        // Each of the list's names is looked up once, at its first use.
+        let mut remap = vec![u32::MAX; list.names.len()];
+        rows.reserve(list.paths.len());
+        for (path, v) in &list.paths {
+            let key: Vec<u32> = path
                 .iter()
                 .rev()
-                .map(|n| {
-                    *ids.entry(&**n).or_insert_with(|| {
-                        names.push(&**n);
-                        names.len() - 1
-                    })
+                .map(|&n| {
+                    let r = &mut remap[n as usize];
+                    if *r == u32::MAX {
+                        let name: &str = &list.names[n as usize];
+                        *r = *ids.entry(name).or_insert_with(|| {
+                            names.push(name);
+                            (names.len() - 1) as u32
+                        });
+                    }
+                    *r
                 })
                 .collect();
-            let e = stacks.entry(key).or_default();
-            if is_base {
-                e.1 += v;
+            rows.push((key, *v, is_base));
+        }
+    }
+    rows.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut stacks: Vec<(&[u32], f64, f64)> = Vec::new();
+    for (key, v, is_base) in &rows {
+        if stacks.last().is_none_or(|l| l.0 != key.as_slice()) {
+            stacks.push((key, 0.0, 0.0));
+        }
+        if let Some(e) = stacks.last_mut() {
+            if *is_base {
+                e.2 += v;
             } else {
-                e.0 += v;
+                e.1 += v;
             }
         }
     }
@@ -126,7 +158,7 @@ pub fn write(
     }
     s.push_str("],\"stacks\":[");
     let mut first = true;
-    for (key, (v, b)) in &stacks {
+    for (key, v, b) in &stacks {
         if *v == 0.0 && *b == 0.0 {
             continue;
         }
@@ -138,9 +170,9 @@ pub fn write(
         push_json_number(&mut s, *v);
         s.push(',');
         push_json_number(&mut s, *b);
-        for id in key {
+        for &id in *key {
             s.push(',');
-            s.push_str(&id.to_string());
+            push_u32(&mut s, id);
         }
         s.push(']');
     }
@@ -161,9 +193,13 @@ mod tests {
 
     #[test]
     fn stacks_are_summed_by_name_root_first() {
-        let p = |v: &[&str], x: f64| (v.iter().map(|&s| Arc::from(s)).collect::<Vec<_>>(), x);
-        let paths = vec![p(&["leaf", "main"], 2.0), p(&["leaf", "main"], 3.0)];
-        let base = vec![p(&["other", "main"], 1.5)];
+        // Names in another order in each list, as each translation gives them.
+        let k = |names: &[&str], paths: &[(&[u32], f64)]| KeyPaths {
+            names: names.iter().map(|&s| std::sync::Arc::from(s)).collect(),
+            paths: paths.iter().map(|(p, v)| (p.to_vec(), *v)).collect(),
+        };
+        let paths = k(&["leaf", "main"], &[(&[0, 1], 2.0), (&[0, 1], 3.0)]);
+        let base = k(&["main", "other"], &[(&[1, 0], 1.5)]);
         let mut out = Vec::new();
         let o = StacksOptions {
             measure: Measure::Samples,
