@@ -61,43 +61,89 @@
   const pivot = compile(pivotText);
 
   // The tree of frames; in callers mode each stack is cut at its innermost frame matching
-  // p and turned round.
+  // p and turned round. A node's children are an array, sorted by name when first drawn.
   function node(id, parent) {
-    return { id: id, parent: parent, v: 0, b: 0, kids: new Map(), depth: parent ? parent.depth + 1 : 0, sorted: null };
+    return { id: id, parent: parent, v: 0, b: 0, kids: [], index: null, depth: parent ? parent.depth + 1 : 0, sorted: null };
+  }
+  // The child of n named id, made when it has none.
+  function child(n, id) {
+    if (!n.index) n.index = new Map(n.kids.map((c) => [c.id, c]));
+    let c = n.index.get(id);
+    if (!c) {
+      c = node(id, n);
+      n.kids.push(c);
+      n.index.set(id, c);
+    }
+    return c;
   }
   const root = node(-1, null);
+  // Each stack's value and frames: ids[from], ids[from + 1]... (the page's own array, not
+  // a copy, unless turned round).
   const paths = [];
+  // The stacks come sorted by their frames, root first (report/stacks.rs): the stacks that
+  // start alike are next to each other, so the first frames a stack shares with the stack
+  // before are the same nodes, and the others are new ones (no lookups: a large profile
+  // has a million frames and half a million nodes). Stacks in no such order (callers mode
+  // turns them round) are looked up frame by frame.
+  let along = [root];
+  let before = null;
   for (const s of data.stacks) {
     const v = Math.max(0, s[0]);
     const b = Math.max(0, s[1]);
-    let path = s.slice(2);
+    let path = s;
+    let from = 2;
     if (pivot) {
       let k = -1;
-      for (let j = path.length - 1; j >= 0; j--) {
-        if (pivot.test(names[path[j]])) { k = j; break; }
+      for (let j = s.length - 1; j >= 2; j--) {
+        if (pivot.test(names[s[j]])) { k = j; break; }
       }
       if (k < 0) continue;
-      path = path.slice(0, k + 1).reverse();
+      path = s.slice(2, k + 1).reverse();
+      from = 0;
     }
-    paths.push({ v: v, ids: path });
+    paths.push({ v: v, ids: path, from: from });
+    // How many frames it shares with the stack before, and whether it comes after it.
+    let k = 0;
+    let after = !pivot;
+    if (after && before) {
+      const most = Math.min(s.length, before.length) - 2;
+      while (k < most && s[k + 2] === before[k + 2]) k++;
+      after = k + 2 < s.length && (k + 2 === before.length || s[k + 2] > before[k + 2]);
+    }
+    if (after) {
+      along.length = k + 1;
+      for (let j = 0; j <= k; j++) {
+        along[j].v += v;
+        along[j].b += b;
+      }
+      for (let j = k + 2; j < s.length; j++) {
+        const up = along[along.length - 1];
+        const c = node(s[j], up);
+        c.v = v;
+        c.b = b;
+        up.kids.push(c);
+        if (up.index) up.index.set(c.id, c);
+        along.push(c);
+      }
+      before = s;
+      continue;
+    }
     let n = root;
     n.v += v;
     n.b += b;
-    for (const id of path) {
-      let c = n.kids.get(id);
-      if (!c) {
-        c = node(id, n);
-        n.kids.set(id, c);
-      }
-      c.v += v;
-      c.b += b;
-      n = c;
+    along = [root];
+    for (let j = from; j < path.length; j++) {
+      n = child(n, path[j]);
+      n.v += v;
+      n.b += b;
+      along.push(n);
     }
+    before = pivot ? null : s;
   }
 
   function kids(n) {
     if (!n.sorted) {
-      n.sorted = Array.from(n.kids.values()).sort((a, b) => {
+      n.sorted = n.kids.slice().sort((a, b) => {
         const x = names[a.id], y = names[b.id];
         return x < y ? -1 : x > y ? 1 : 0;
       });
@@ -111,6 +157,10 @@
   }
 
   const fixed = window.rpprof.fixed;
+
+  // (One formatter: toLocaleString makes one per call, a tenth of a second for the
+  // thousands of frames of a large graph.)
+  const counts = new Intl.NumberFormat('en-US');
 
   // Values as the profile counts them.
   function fmt(v) {
@@ -128,7 +178,7 @@
         if (a >= 1e3) return fixed(v / 1e3, 1) + ' µs';
         return Math.round(v) + ' ns';
       default:
-        return Math.round(v).toLocaleString('en-US') + ' ' + data.measure;
+        return counts.format(Math.round(v)) + ' ' + data.measure;
     }
   }
 
@@ -332,7 +382,12 @@
       hits = names.map((n) => re.test(n));
       let sum = 0;
       for (const p of paths) {
-        if (p.ids.some((id) => hits[id])) sum += p.v;
+        for (let j = p.from; j < p.ids.length; j++) {
+          if (hits[p.ids[j]]) {
+            sum += p.v;
+            break;
+          }
+        }
       }
       matched.textContent = 'Matched: ' + fmt(sum) + ' (' + pct(sum, root.v) + ')';
     }
