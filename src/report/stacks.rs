@@ -56,15 +56,19 @@ pub fn push_json_number(out: &mut String, v: f64) {
     if !v.is_finite() {
         out.push('0');
     } else if v == v.trunc() && v.abs() < 1e15 {
-        out.push_str(&format!("{}", v as i64));
+        let n = v as i64;
+        if n < 0 {
+            out.push('-');
+        }
+        push_u64(out, n.unsigned_abs());
     } else {
         out.push_str(&format!("{v}"));
     }
 }
 
 /// Appends `n` in decimal.
-fn push_u32(out: &mut String, mut n: u32) {
-    let mut digits = [0u8; 10];
+fn push_u64(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
     let mut at = digits.len();
     loop {
         at -= 1;
@@ -172,7 +176,7 @@ pub fn write(
         push_json_number(&mut s, *b);
         for &id in *key {
             s.push(',');
-            push_u32(&mut s, id);
+            push_u64(&mut s, u64::from(id));
         }
         s.push(']');
     }
@@ -189,6 +193,35 @@ mod tests {
         let mut s = String::new();
         push_json_string(&mut s, "a\"b\\c</script>\u{1}");
         assert_eq!(s, r#""a\"b\\c\u003c/script\u003e\u0001""#);
+    }
+
+    #[test]
+    fn numbers_as_rust_prints_them() {
+        for v in [
+            0.0,
+            -0.0,
+            5.0,
+            -5.0,
+            10.0,
+            999_999_999_999_999.0,
+            -999_999_999_999_999.0,
+            1e15,
+            2.5,
+            -0.125,
+            f64::NAN,
+            f64::INFINITY,
+        ] {
+            let mut s = String::new();
+            push_json_number(&mut s, v);
+            let want = if !v.is_finite() {
+                "0".to_string()
+            } else if v == v.trunc() && v.abs() < 1e15 {
+                format!("{}", v as i64)
+            } else {
+                format!("{v}")
+            };
+            assert_eq!(s, want, "{v}");
+        }
     }
 
     #[test]
