@@ -183,11 +183,56 @@ fn temp_file(ext: &str, data: &[u8]) -> Result<PathBuf> {
     )))
 }
 
+/// The commands `$BROWSER` names to open `target` with, in order: a list separated by `:`
+/// (as `xdg-open` and Python's `webbrowser` read it), each a program and its arguments
+/// separated by blanks, where `%s` stands for the target (which else comes last). The web
+/// UI, `--web` and the shell's `web` and `weblist` read it alike.
+pub fn browser_commands(target: &str) -> Vec<Vec<String>> {
+    std::env::var("BROWSER")
+        .map(|b| parse_browser(&b, target))
+        .unwrap_or_default()
+}
+
+/// [`browser_commands`] of the value `b`.
+fn parse_browser(b: &str, target: &str) -> Vec<Vec<String>> {
+    b.split(':')
+        .filter_map(|one| {
+            let mut words: Vec<String> = one.split_whitespace().map(str::to_string).collect();
+            if words.is_empty() {
+                return None;
+            }
+            if words.iter().any(|w| w.contains("%s")) {
+                for w in &mut words {
+                    *w = w.replace("%s", target);
+                }
+            } else {
+                words.push(target.to_string());
+            }
+            Some(words)
+        })
+        .collect()
+}
+
 /// Runs a viewer on `file` and waits for it; true when it ran and exited 0.
 fn run_viewer(program: &str, args: &[&str], file: &Path, err: &mut dyn Write) -> bool {
     match Command::new(program)
         .args(args)
         .arg(file)
+        .stdin(Stdio::null())
+        .status()
+    {
+        Ok(s) => s.success(),
+        Err(e) => {
+            let _ = writeln!(err, "rpprof: cannot run {program}: {e}");
+            false
+        }
+    }
+}
+
+/// Runs `program` with `args` and waits for it; true when it ran and exited 0.
+fn run_command(program: &str, args: &[String], err: &mut dyn Write) -> bool {
+    match Command::new(program)
+        .args(args)
         .stdin(Stdio::null())
         .status()
     {
@@ -213,27 +258,30 @@ pub fn web(svg: &[u8], in_shell: bool, err: &mut dyn Write) -> Result<()> {
 pub fn open_in_browser(ext: &str, data: &[u8], in_shell: bool, err: &mut dyn Write) -> Result<()> {
     let path = temp_file(ext, data)?;
     let _ = writeln!(err, "Loading web page file://{}", path.display());
-    let mut browsers: Vec<String> = Vec::new();
-    if let Ok(b) = std::env::var("BROWSER")
-        && !b.trim().is_empty()
-    {
-        browsers.push(b.trim().to_string());
-    }
+    let target = path.display().to_string();
+    let mut browsers = browser_commands(&target);
+    let named = browsers.len();
     for b in [
         "/etc/alternatives/gnome-www-browser",
         "/etc/alternatives/x-www-browser",
         "google-chrome",
         "firefox",
     ] {
-        browsers.push(b.to_string());
+        browsers.push(vec![b.to_string(), target.clone()]);
     }
-    for b in &browsers {
+    for (i, argv) in browsers.iter().enumerate() {
+        let Some((b, args)) = argv.split_first() else {
+            continue;
+        };
         let found = if b.contains('/') {
             Path::new(b).exists()
         } else {
             in_path(b)
         };
-        if found && run_viewer(b, &[], &path, err) {
+        if !found && i < named {
+            let _ = writeln!(err, "rpprof: $BROWSER names {b}, which is not found");
+        }
+        if found && run_command(b, args, err) {
             if in_shell {
                 keep_until_shell_ends(&path);
             } else {
@@ -420,6 +468,26 @@ pub fn in_path(program: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn browser_lists_as_xdg_open_reads_them() {
+        let t = "/tmp/x.svg";
+        let v = |l: &[&[&str]]| -> Vec<Vec<String>> {
+            l.iter()
+                .map(|c| c.iter().map(|w| w.to_string()).collect())
+                .collect()
+        };
+        assert_eq!(parse_browser("firefox", t), v(&[&["firefox", t]]));
+        assert_eq!(
+            parse_browser("chromium --new-window:firefox", t),
+            v(&[&["chromium", "--new-window", t], &["firefox", t]])
+        );
+        assert_eq!(
+            parse_browser("echo open %s now", t),
+            v(&[&["echo", "open", t, "now"]])
+        );
+        assert_eq!(parse_browser(" : ::", t), Vec::<Vec<String>>::new());
+    }
+
     use super::*;
 
     #[test]

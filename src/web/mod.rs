@@ -823,28 +823,23 @@ impl server::Handler for Ui {
     }
 }
 
-/// Opens `url` in a browser: `$BROWSER` first (a list separated by `:`, as `xdg-open` and
-/// Python's `webbrowser` read it), then the platform's opener; not waited for.
+/// Opens `url` in a browser: `$BROWSER` first (as
+/// [`crate::report::graphviz::browser_commands`] reads it), then the platform's opener; not
+/// waited for.
 fn open_browser(url: &str, err: &mut dyn Write) {
-    let mut tries: Vec<Vec<String>> = Vec::new();
-    if let Ok(b) = std::env::var("BROWSER") {
-        for one in b.split(':').filter(|b| !b.trim().is_empty()) {
-            tries.push(one.split_whitespace().map(str::to_string).collect());
-        }
-    }
+    let mut tries = crate::report::graphviz::browser_commands(url);
     let opener = if cfg!(target_os = "macos") {
         "open"
     } else {
         "xdg-open"
     };
-    tries.push(vec![opener.to_string()]);
+    tries.push(vec![opener.to_string(), url.to_string()]);
     for t in tries {
         let Some((prog, args)) = t.split_first() else {
             continue;
         };
         let child = std::process::Command::new(prog)
             .args(args)
-            .arg(url)
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
