@@ -145,17 +145,28 @@ impl fmt::Display for Error {
         }
         match &self.kind {
             // About no input file: the report (or a message) could not be written.
-            ErrorKind::Io(e) if self.path.is_none() => write!(f, "cannot write the report: {e}"),
+            ErrorKind::Io(e) if self.path.is_none() => {
+                write!(f, "cannot write the report: {}", io_text(e))
+            }
             ErrorKind::Io(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 f.write_str("No such file")
             }
-            ErrorKind::Io(e) => write!(f, "{e}"),
+            ErrorKind::Io(e) => f.write_str(&io_text(e)),
             ErrorKind::Format(m)
             | ErrorKind::Usage(m)
             | ErrorKind::Refused(m)
             | ErrorKind::Internal(m) => f.write_str(m),
             ErrorKind::NotImplemented(m) => write!(f, "{m} is not implemented yet"),
         }
+    }
+}
+
+/// The system's words for an I/O error (as Perl prints `$!`), without Rust's " (os error N)".
+pub fn io_text(e: &std::io::Error) -> String {
+    let msg = e.to_string();
+    match msg.rfind(" (os error ") {
+        Some(at) if msg.ends_with(')') => msg[..at].to_string(),
+        _ => msg,
     }
 }
 

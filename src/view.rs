@@ -658,7 +658,15 @@ impl View {
                         re.as_str()
                     ),
                 };
-                msgs.extend_from_slice(format!("Warning: --{what}: {why}\n").as_bytes());
+                // (The shell's command by its name, and the words that may have emptied it.)
+                let (name, words) = match &self.command {
+                    Some(c) => (
+                        what.to_string(),
+                        left_by(c.focus.as_deref(), c.ignore.as_deref()),
+                    ),
+                    None => (format!("--{what}"), String::new()),
+                };
+                msgs.extend_from_slice(format!("Warning: {name}: {why}{words}\n").as_bytes());
             }
             timer.stage(err, what);
             return finish(&buf, &notes, &msgs, out, err);
@@ -1149,9 +1157,13 @@ impl Ctx<'_> {
                 let paths = key_paths(&st);
                 if !peek::write(out, &paths, &re, topts.measure, total).map_err(io_err)? {
                     return Err(Error::refused(format!(
-                        "no {} matches {:?}",
+                        "no {} matches {:?}{}",
                         node_word(self.gopts.granularity),
-                        re.as_str()
+                        re.as_str(),
+                        left_by(
+                            self.focus.map(Regex::as_str),
+                            self.ignore.map(Regex::as_str)
+                        )
                     )));
                 }
             }
@@ -2009,6 +2021,21 @@ fn matches_of(s: &Session, re: &Regex, gopts: &graph::Options) -> Arc<Vec<bool>>
 }
 
 /// What a report line stands for at granularity `g`.
+/// The focus and ignore expressions a report was made with, when it had any: they may be
+/// what left a listing or a peek with nothing (`list twork -.*`, `peek twork hide`).
+fn left_by(focus: Option<&str>, ignore: Option<&str>) -> String {
+    let words: Vec<String> = focus
+        .iter()
+        .map(|f| format!("focus {f:?}"))
+        .chain(ignore.iter().map(|i| format!("ignore {i:?}")))
+        .collect();
+    if words.is_empty() {
+        String::new()
+    } else {
+        format!(" in the stacks left by the {}", words.join(" and "))
+    }
+}
+
 fn node_word(g: Granularity) -> &'static str {
     match g {
         Granularity::Functions => "function",

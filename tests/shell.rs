@@ -1047,6 +1047,70 @@ fn a_redirection_without_a_file_is_an_error() {
     assert_eq!(code, Some(1), "{err}");
 }
 
+/// `>>file` adds the report at the end of the file, `callgrind` takes `>file` as the other
+/// reports do (and a file name alone, as pprof's), `help` knows the names commands also go
+/// by, and a listing's warning names the command typed and the words that emptied it.
+#[test]
+fn append_callgrind_file_help_names_and_listing_warnings() {
+    let dir = std::env::temp_dir().join(format!("rpprof-shell-append-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let top = dir.join("top.txt");
+    let grind = dir.join("c.callgrind");
+    let _ = std::fs::remove_file(&top);
+    let _ = std::fs::remove_file(&grind);
+    let (_, err, code) = t_heap_status(
+        &format!(
+            "top3 >{t}\ntop2 >>{t}\ntop1 >> {t}\ncallgrind >{g}\nhelp exit\nhelp o\nhelp top5\n\
+             list .* -.*\npeek grow nosuchcaller\nhelp 5\n",
+            t = top.display(),
+            g = grind.display()
+        ),
+        &[],
+    );
+    // The peek that found nothing failed (an unknown help topic is no failure with
+    // --pprof_quirks, as in pprof).
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.ends_with("\nrpprof: a shell command failed (said above)\n"),
+        "{err}"
+    );
+    assert!(err.contains(") Unknown command: 5\n"), "{err}");
+    // The three tables one after the other.
+    let text = std::fs::read_to_string(&top).unwrap();
+    assert_eq!(text.matches("Total:").count(), 3, "{text}");
+    assert_eq!(text.lines().count(), 3 + 2 + 1 + 3, "{text}");
+    let first: String = text.split_inclusive('\n').take(4).collect();
+    assert_begins(&first, &["--text"], 4);
+    // callgrind: the file, not one named '>...'.
+    assert!(
+        err.contains(&format!("Writing callgrind file to '{}'.", grind.display())),
+        "{err}"
+    );
+    assert!(
+        std::fs::read_to_string(&grind)
+            .unwrap()
+            .starts_with("events:")
+    );
+    // help: exit is quit's, o options', top5 top's.
+    assert!(err.contains(") quit\n    leave the shell"), "{err}");
+    assert!(
+        err.contains(") options\n    the options and their values"),
+        "{err}"
+    );
+    assert!(err.contains(") top [N] [--cum]"), "{err}");
+    // The listing: the shell's command and its words, not the command line's option.
+    assert!(
+        err.contains("Warning: list: no routine of ./theap with samples matches \".*\" in the stacks left by the ignore \".*\"\n"),
+        "{err}"
+    );
+    assert!(!err.contains("--list"), "{err}");
+    assert!(
+        err.contains("rpprof: no function matches \"grow\" in the stacks left by the focus \"nosuchcaller\"\n"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `weblist` with `>file` writes its page there, as the other reports do, and opens no
 /// browser.
 #[test]

@@ -24,10 +24,7 @@ impl Source {
     /// The file at `path`, or why it is not read: the system's words for an error (as Perl
     /// prints `$!`), or what makes it no source file.
     pub fn read(path: &str) -> Result<Source, String> {
-        let io = |e: std::io::Error| {
-            let msg = e.to_string();
-            msg.split(" (os error").next().unwrap_or(&msg).to_string()
-        };
+        let io = |e: std::io::Error| crate::error::io_text(&e);
         let meta = std::fs::metadata(path).map_err(io)?;
         if !meta.is_file() {
             return Err("not a regular file".to_string());

@@ -79,6 +79,8 @@ pub struct Request {
     pub by_lines: bool,
     /// `>file` (empty: a `>` with no file name after it).
     pub output: Option<String>,
+    /// `>>file`: the report is added at the end of the file rather than replacing it.
+    pub append: bool,
     /// The files of the `>` after the first, when there are several.
     pub more_outputs: Vec<String>,
 }
@@ -332,7 +334,15 @@ pub fn parse(line: &str, sample_types: &[&str]) -> Line {
         "quit" | "exit" => return Line::Quit,
         "help" => return Line::Help((!rest.is_empty()).then(|| rest.join(" "))),
         "o" | "options" => return Line::Options,
-        "callgrind" => return Line::Callgrind(rest.first().map(|s| s.to_string())),
+        // (`callgrind >file` as the other reports take it, `callgrind file` as pprof.)
+        "callgrind" => {
+            let file = match rest {
+                [">", f, ..] => Some(*f),
+                [f, ..] => Some(f.strip_prefix('>').unwrap_or(f)),
+                [] => None,
+            };
+            return Line::Callgrind(file.filter(|f| !f.is_empty()).map(str::to_string));
+        }
         _ => {}
     }
     if let Some((name, value)) = shortcut(first, sample_types)
@@ -377,6 +387,13 @@ pub fn parse(line: &str, sample_types: &[&str]) -> Line {
         let w = rest[i];
         i += 1;
         if let Some(f) = w.strip_prefix('>') {
+            let f = match f.strip_prefix('>') {
+                Some(f) => {
+                    r.append = true;
+                    f
+                }
+                None => f,
+            };
             let file = if f.is_empty() {
                 i += 1;
                 rest.get(i - 1).map(|s| s.to_string()).unwrap_or_default()
@@ -556,6 +573,25 @@ mod tests {
             (Some(25), Some("/tmp/out.txt"))
         );
         assert_eq!(report("top >").output.as_deref(), Some(""));
+        // `>>`: the file added to; `>` replaces it.
+        let r = report("top5 >>/tmp/a");
+        assert_eq!((r.output.as_deref(), r.append), (Some("/tmp/a"), true));
+        let r = report("top5 >> /tmp/a");
+        assert_eq!((r.output.as_deref(), r.append), (Some("/tmp/a"), true));
+        assert!(!report("top5 >/tmp/a").append);
+        for line in [
+            "callgrind /tmp/c",
+            "callgrind >/tmp/c",
+            "callgrind > /tmp/c",
+        ] {
+            assert_eq!(
+                parse(line, HEAP),
+                Line::Callgrind(Some("/tmp/c".into())),
+                "{line}"
+            );
+        }
+        assert_eq!(parse("callgrind", HEAP), Line::Callgrind(None));
+        assert_eq!(parse("callgrind >", HEAP), Line::Callgrind(None));
         // Two files: both kept, for the shell to refuse (a shell would write the last).
         let r = report("top >a > b");
         assert_eq!(

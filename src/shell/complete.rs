@@ -84,7 +84,11 @@ impl Words {
         };
         let command = first.trim_end_matches(|c: char| c.is_ascii_digit());
         if word.starts_with('>') {
-            return Completion::File { start: start + 1 };
+            // (`>file` or `>>file`.)
+            let marks = if word.starts_with(">>") { 2 } else { 1 };
+            return Completion::File {
+                start: start + marks,
+            };
         }
         match command {
             "help" => {
@@ -215,5 +219,6 @@ mod tests {
         );
         assert_eq!(w.complete("base=/tm", 8), Completion::File { start: 5 });
         assert_eq!(w.complete("top >ou", 7), Completion::File { start: 5 });
+        assert_eq!(w.complete("top >>ou", 8), Completion::File { start: 6 });
     }
 }

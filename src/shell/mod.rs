@@ -523,7 +523,7 @@ impl Shell {
             // `>file` keeps the page there, as the other reports' go to theirs.
             if let Some(f) = &r.output {
                 let path = PathBuf::from(f);
-                write_file(&path, html.as_bytes())?;
+                write_file(&path, html.as_bytes(), r.append)?;
                 let _ = writeln!(err, "Generating report in {}", path.display());
                 return Ok(());
             }
@@ -540,7 +540,7 @@ impl Shell {
         };
         match file {
             Some(path) => {
-                write_file(&path, &buf)?;
+                write_file(&path, &buf, r.append && r.output.is_some())?;
                 let _ = writeln!(err, "Generating report in {}", path.display());
             }
             None => {
@@ -564,7 +564,7 @@ impl Shell {
             None => (self.new_file("callgrind"), true),
         };
         let _ = writeln!(err, "Writing callgrind file to '{}'.", path.display());
-        write_file(&path, &buf)?;
+        write_file(&path, &buf, false)?;
         if open {
             if graphviz::in_path("kcachegrind") {
                 let _ = writeln!(err, "Starting 'kcachegrind {}'", path.display());
@@ -634,10 +634,25 @@ fn extension(m: Mode) -> &'static str {
     }
 }
 
-fn write_file(path: &Path, data: &[u8]) -> Result<()> {
+fn write_file(path: &Path, data: &[u8], append: bool) -> Result<()> {
+    use std::io::Write as _;
+    let written = if append {
+        std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(path)
+            .and_then(|mut f| f.write_all(data))
+    } else {
+        std::fs::write(path, data)
+    };
     // (Not "No such file", the message for an input: the folder is missing.)
-    std::fs::write(path, data)
-        .map_err(|e| Error::internal(format!("cannot write {}: {e}", path.display())))
+    written.map_err(|e| {
+        Error::internal(format!(
+            "cannot write {}: {}",
+            path.display(),
+            crate::error::io_text(&e)
+        ))
+    })
 }
 
 fn out_err(e: std::io::Error) -> Error {
@@ -698,7 +713,13 @@ fn help(topic: Option<&str>, types: &[&str], err: &mut dyn Write) -> bool {
         }
     };
     if let Some(t) = topic {
-        let t = t.trim();
+        let asked = t.trim();
+        // The names a command also goes by: `exit`, `o`, `top5`.
+        let t = match asked {
+            "exit" => "quit",
+            "o" => "options",
+            _ => asked.trim_end_matches(|c: char| c.is_ascii_digit()),
+        };
         if let Some((name, args, what)) = COMMANDS.iter().find(|c| c.0 == t) {
             let _ = writeln!(err, "{}\n    {what}", format!("{name} {args}").trim_end());
             if ["top", "text", "web", "gv", "evince"].contains(name) {
@@ -713,7 +734,7 @@ fn help(topic: Option<&str>, types: &[&str], err: &mut dyn Write) -> bool {
             let _ = writeln!(err, "{name}={}\n    {what}", values_of(name, values));
             return true;
         }
-        let _ = writeln!(err, "Unknown command: {t}");
+        let _ = writeln!(err, "Unknown command: {asked}");
         return false;
     }
     let _ = writeln!(
@@ -733,7 +754,7 @@ fn help(topic: Option<&str>, types: &[&str], err: &mut dyn Write) -> bool {
     let _ = writeln!(
         err,
         "\nA sample type (alloc_space, ...) or a granularity (lines, ...) alone sets that\noption. \
-Any report command takes >file to write the report to a file.\n\
+Any report command takes >file to write the report to a file; >>file\nadds it at the file's end.\n\
 \"help <command>\" or \"help <option>\" says more."
     );
     true
