@@ -1390,7 +1390,7 @@ impl IdStacks {
     }
 
     /// The stacks' node keys as [`translate_stack_ids`] gives them for the stacks these
-    /// were made from (the keys in `t`'s order, not the paths' ).
+    /// were made from (the keys in `t`'s order, not in the order the paths meet them).
     pub fn key_paths(&self, t: &Translation) -> KeyPaths {
         let names = t.nodes.iter().map(|n| n.key.clone()).collect();
         let paths = self

@@ -2020,7 +2020,6 @@ fn matches_of(s: &Session, re: &Regex, gopts: &graph::Options) -> Arc<Vec<bool>>
     }
 }
 
-/// What a report line stands for at granularity `g`.
 /// The focus and ignore expressions a report was made with, when it had any: they may be
 /// what left a listing or a peek with nothing (`list twork -.*`, `peek twork hide`).
 fn left_by(focus: Option<&str>, ignore: Option<&str>) -> String {
@@ -2036,6 +2035,7 @@ fn left_by(focus: Option<&str>, ignore: Option<&str>) -> String {
     }
 }
 
+/// What a report line stands for at granularity `g`.
 fn node_word(g: Granularity) -> &'static str {
     match g {
         Granularity::Functions => "function",
