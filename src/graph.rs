@@ -1393,6 +1393,7 @@ impl IdStacks {
     /// were made from (the keys in `t`'s order, not in the order the paths meet them).
     pub fn key_paths(&self, t: &Translation) -> KeyPaths {
         let names = t.nodes.iter().map(|n| n.key.clone()).collect();
+        let addrs = t.nodes.iter().map(|n| n.addr).collect();
         let paths = self
             .iter()
             .map(|(k, v)| {
@@ -1403,7 +1404,11 @@ impl IdStacks {
                 (path, v)
             })
             .collect();
-        KeyPaths { names, paths }
+        KeyPaths {
+            names,
+            addrs,
+            paths,
+        }
     }
 
     /// `self` with `b`'s stacks after its own.
@@ -1930,6 +1935,9 @@ pub fn translate_stacks(
 pub struct KeyPaths {
     /// The node keys (each once).
     pub names: Vec<Arc<str>>,
+    /// For each key that is an address (pprof's name for a frame it cannot place at the
+    /// granularity), that address: reports print such a node by its function and place.
+    pub addrs: Vec<Option<u64>>,
     /// Each stack's node keys (indices into `names`), innermost first, and its value.
     pub paths: Vec<(Vec<u32>, f64)>,
 }
@@ -1947,10 +1955,11 @@ pub fn translate_stack_ids(stacks: &Stacks, symbols: &SymbolTable, opts: &Option
     let map = fullname_to_shortname(symbols);
     let mut out = KeyPaths::default();
     let mut index: FxHashMap<Arc<str>, u32> = FxHashMap::default();
-    let mut intern = |names: &mut Vec<Arc<str>>, key: Arc<str>| -> u32 {
+    let mut intern = |out: &mut KeyPaths, key: Arc<str>, addr: Option<u64>| -> u32 {
         *index.entry(key).or_insert_with_key(|key| {
-            names.push(key.clone());
-            (names.len() - 1) as u32
+            out.names.push(key.clone());
+            out.addrs.push(addr);
+            (out.names.len() - 1) as u32
         })
     };
     let mut cache: FxHashMap<u64, Vec<Key>> = FxHashMap::default();
@@ -1972,7 +1981,7 @@ pub fn translate_stack_ids(stacks: &Stacks, symbols: &SymbolTable, opts: &Option
                     .into_iter()
                     .filter_map(|t| match t {
                         Translated::Name(n) if n.key.is_empty() => None,
-                        Translated::Name(n) => Some(Key::Id(intern(&mut out.names, n.key))),
+                        Translated::Name(n) => Some(Key::Id(intern(&mut out, n.key, n.addr))),
                         Translated::Run(fileline) => Some(Key::Run(fileline)),
                     })
                     .collect()
@@ -1986,7 +1995,7 @@ pub fn translate_stack_ids(stacks: &Stacks, symbols: &SymbolTable, opts: &Option
                         let n = *run_ids.entry(caller).or_insert(next);
                         let run = format!("Run#{n}");
                         let name = granular(&run, false, fileline, a, w, opts);
-                        path.push(intern(&mut out.names, Arc::from(name.as_ref())));
+                        path.push(intern(&mut out, Arc::from(name.as_ref()), None));
                     }
                 }
             }

@@ -1117,6 +1117,11 @@ impl Ctx<'_> {
         // The trimmed stacks' ids are kept with them (the web UI's next page).
         let key_paths =
             |st: &Cow<'_, Stacks>| keys(st, matches!(st, Cow::Borrowed(_)).then_some(start.ids));
+        // Named as the text table names them.
+        let shown = |mut k: graph::KeyPaths| {
+            shown_names(&mut k, symbols, self.gopts.granularity);
+            k
+        };
         match self.view.mode {
             Mode::Collapsed => {
                 collapsed::write(out, &st, symbols, w).map_err(io_err)?;
@@ -1134,8 +1139,8 @@ impl Ctx<'_> {
                 }
             }
             Mode::FlameData => {
-                let paths = key_paths(&st);
-                let base = flame_base.map(|b| keys(&b, None));
+                let paths = shown(key_paths(&st));
+                let base = flame_base.map(|b| shown(keys(&b, None)));
                 let so = stacks::StacksOptions {
                     measure: topts.measure,
                     total,
@@ -1154,7 +1159,7 @@ impl Ctx<'_> {
                 let Some(re) = compile(&self.view.routines, "peek")? else {
                     return Err(Error::usage("--peek needs a regular expression"));
                 };
-                let paths = key_paths(&st);
+                let paths = shown(key_paths(&st));
                 if !peek::write(out, &paths, &re, topts.measure, total).map_err(io_err)? {
                     return Err(Error::refused(format!(
                         "no {} matches {:?}{}",
@@ -1865,6 +1870,8 @@ impl View {
         let hits = |re: &Option<Regex>| re.as_ref().map(|re| matches_of(s, re, &gopts));
         let (focus_hits, ignore_hits) = (hits(&focus), hits(&ignore));
         let mut names: FxHashMap<Arc<str>, u32> = FxHashMap::default();
+        // (Without a translation: each name of `names` by its id, as the text table prints it.)
+        let mut shown: Vec<String> = Vec::new();
         let mut said: Vec<String> = Vec::new();
         // The frames to remove (allocator, profiler) depend only on the names of a heap
         // profile's addresses: found once for the series.
@@ -1915,9 +1922,17 @@ impl View {
             let ids: Vec<u32> = kp
                 .names
                 .into_iter()
-                .map(|k| {
+                .zip(kp.addrs)
+                .map(|(k, addr)| {
                     let next = names.len() as u32;
-                    *names.entry(k).or_insert(next)
+                    *names.entry(k).or_insert_with_key(|k| {
+                        let node = graph::Node {
+                            key: k.clone(),
+                            addr,
+                        };
+                        shown.push(text::node_name(&node, symbols, self.granularity));
+                        next
+                    })
                 })
                 .collect();
             for (keys, v) in kp.paths {
@@ -1939,13 +1954,7 @@ impl View {
                 .iter()
                 .map(|node| text::node_name(node, &s.symbols, self.granularity))
                 .collect(),
-            None => {
-                let mut v = vec![String::new(); names.len()];
-                for (k, id) in names {
-                    v[id as usize] = k.to_string();
-                }
-                v
-            }
+            None => shown,
         };
         let named: Vec<(String, Vec<f64>)> = sites
             .keys
@@ -2017,6 +2026,21 @@ fn matches_of(s: &Session, re: &Regex, gopts: &graph::Options) -> Arc<Vec<bool>>
         cached(s, |c| &mut c.matches, &re.as_str().to_string(), make)
     } else {
         Arc::new(make())
+    }
+}
+
+/// The names of `k`'s nodes as the text table prints them: a node named after its address
+/// (a frame whose file or line is unknown at file or line granularity) by its function and
+/// place (`cfree ??:0`), as pprof's `--text` does.
+fn shown_names(k: &mut graph::KeyPaths, symbols: &crate::symbolize::SymbolTable, g: Granularity) {
+    for (name, addr) in k.names.iter_mut().zip(&k.addrs) {
+        if let Some(a) = *addr {
+            let node = graph::Node {
+                key: name.clone(),
+                addr: Some(a),
+            };
+            *name = Arc::from(text::node_name(&node, symbols, g));
+        }
     }
 }
 

@@ -744,6 +744,51 @@ fn flame_graph_data_follows_the_parameters() {
         "{:?}",
         names(&lines)
     );
+    // Files: a frame of no known file is named as the text table names it (`_start ??:0`),
+    // not by its address (the node's key), at every granularity; so the frame's actions
+    // (focus, ignore, top) are those of a frame of unknown place: none.
+    for g in ["files", "lines", "addresses", "functions"] {
+        let data = stacks(&s, &format!("view={H3}&g={g}"));
+        // The names of stacks with a value (the text table has no row for the others).
+        let all = names(&data);
+        let mut n: Vec<String> = Vec::new();
+        for st in data["stacks"].as_array().unwrap() {
+            let st = st.as_array().unwrap();
+            if st[0].as_f64().unwrap() != 0.0 {
+                for id in &st[2..] {
+                    n.push(all[id.as_u64().unwrap() as usize].clone());
+                }
+            }
+        }
+        let text = get(&format!("{}/ui/text?view={H3}&g={g}", s.url)).text();
+        let rows: std::collections::BTreeSet<&str> = text
+            .lines()
+            .skip(1)
+            .filter_map(|l| l.split_whitespace().nth(5).map(|_| l))
+            .map(|l| {
+                // The name: after the five numbers.
+                let mut rest = l.trim_start();
+                for _ in 0..5 {
+                    rest = rest
+                        .split_once(char::is_whitespace)
+                        .map_or("", |x| x.1)
+                        .trim_start();
+                }
+                rest
+            })
+            .collect();
+        for name in &n {
+            assert!(rows.contains(name.as_str()), "{g}: {name} not in\n{text}");
+        }
+        assert!(
+            !n.iter()
+                .any(|n| n.len() == 16 && n.bytes().all(|b| b.is_ascii_hexdigit())),
+            "{g}: {n:?}"
+        );
+        if g == "files" {
+            assert!(n.iter().any(|n| n == "_start ??:0"), "{n:?}");
+        }
+    }
     // Objects rather than bytes.
     let obj = stacks(&s, &format!("view={H3}&si=inuse_objects"));
     assert_eq!(obj["measure"], "objects");

@@ -229,6 +229,7 @@ mod tests {
         // Names in another order in each list, as each translation gives them.
         let k = |names: &[&str], paths: &[(&[u32], f64)]| KeyPaths {
             names: names.iter().map(|&s| std::sync::Arc::from(s)).collect(),
+            addrs: vec![None; names.len()],
             paths: paths.iter().map(|(p, v)| (p.to_vec(), *v)).collect(),
         };
         let paths = k(&["leaf", "main"], &[(&[0, 1], 2.0), (&[0, 1], 3.0)]);

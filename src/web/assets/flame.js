@@ -424,6 +424,8 @@
     pivotBox.append(a);
   }
   window.addEventListener('resize', render);
+  // With a base, a match is outlined: its fill is the change's colour.
+  if (data.diff) chart.classList.add('diff');
   info.textContent = details(root);
   if (search.value) applySearch(true);
   else render();
