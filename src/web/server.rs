@@ -440,6 +440,58 @@ fn find_head_end(buf: &[u8]) -> Option<usize> {
     })
 }
 
+/// The smallest answer worth compressing.
+const COMPRESS_FROM: usize = 16 * 1024;
+
+/// `resp`, gzipped when the client is on another machine and accepts gzip, and the answer is
+/// text of some size (a large profile's flame graph page: 8 MB, 1.9 MB gzipped, in about 50
+/// ms: a second less over a link of 100 Mbit/s). A client on this machine gets it as it is:
+/// over loopback the bytes cost less than compressing them.
+fn compressed_for(mut resp: Response, peer: IpAddr, accept: Option<&str>) -> Response {
+    let text = [
+        "text/",
+        "application/json",
+        "image/svg+xml",
+        "application/javascript",
+    ]
+    .iter()
+    .any(|t| resp.content_type.starts_with(t));
+    if resp.status != 200 || !text || resp.headers.iter().any(|h| h.0 == "Content-Encoding") {
+        return resp;
+    }
+    resp.headers.push(("Vary".into(), "Accept-Encoding".into()));
+    if peer.is_loopback() || resp.body.len() < COMPRESS_FROM || !accept.is_some_and(accepts_gzip) {
+        return resp;
+    }
+    let mut gz = flate2::write::GzEncoder::new(
+        Vec::with_capacity(resp.body.len() / 4),
+        flate2::Compression::fast(),
+    );
+    if gz.write_all(&resp.body).is_ok()
+        && let Ok(body) = gz.finish()
+    {
+        resp.body = body;
+        resp.headers
+            .push(("Content-Encoding".into(), "gzip".into()));
+    }
+    resp
+}
+
+/// True when an `Accept-Encoding` value accepts gzip (RFC 9110, 12.5.3): named, and not
+/// with a weight of 0.
+fn accepts_gzip(value: &str) -> bool {
+    value.split(',').any(|item| {
+        let mut parts = item.split(';').map(str::trim);
+        let coding = parts.next().unwrap_or("");
+        let weight = parts
+            .find_map(|p| p.strip_prefix("q=").or_else(|| p.strip_prefix("Q=")))
+            .and_then(|q| q.trim().parse::<f64>().ok())
+            .unwrap_or(1.0);
+        (coding.eq_ignore_ascii_case("gzip") || coding.eq_ignore_ascii_case("x-gzip"))
+            && weight > 0.0
+    })
+}
+
 /// Serves one connection.
 fn serve_connection(
     mut stream: TcpStream,
@@ -490,6 +542,7 @@ fn serve_connection(
         }
         resp
     };
+    let resp = compressed_for(resp, peer.ip(), req.header("accept-encoding"));
     write_response(&mut stream, &resp, head_only);
     // Let the client read the answer before the socket goes.
     let _ = stream.shutdown(std::net::Shutdown::Write);
@@ -657,6 +710,47 @@ mod tests {
             seen,
             [("/gone".to_string(), true), ("/waits".to_string(), false)]
         );
+    }
+
+    #[test]
+    fn gzip_for_other_machines_that_accept_it() {
+        use std::io::Read as _;
+        let page = "<p>frame</p>\n".repeat(4000);
+        let resp = || Response::new(200, "text/html; charset=utf-8", page.clone());
+        let far: IpAddr = "192.0.2.7".parse().unwrap();
+        let near: IpAddr = "127.0.0.1".parse().unwrap();
+        let gz = compressed_for(resp(), far, Some("gzip, deflate, br"));
+        assert!(
+            gz.headers
+                .contains(&("Content-Encoding".into(), "gzip".into()))
+        );
+        assert!(
+            gz.headers
+                .contains(&("Vary".into(), "Accept-Encoding".into()))
+        );
+        assert!(gz.body.len() < page.len() / 10, "{}", gz.body.len());
+        let mut back = String::new();
+        flate2::read::GzDecoder::new(&gz.body[..])
+            .read_to_string(&mut back)
+            .unwrap();
+        assert_eq!(back, page);
+        // As it is: this machine, no gzip asked or it refused, a small or binary answer,
+        // an error page.
+        let plain = |r: Response| !r.headers.iter().any(|h| h.0 == "Content-Encoding");
+        assert!(plain(compressed_for(resp(), near, Some("gzip"))));
+        assert!(plain(compressed_for(resp(), far, None)));
+        assert!(plain(compressed_for(resp(), far, Some("gzip;q=0, br"))));
+        assert!(plain(compressed_for(resp(), far, Some("identity"))));
+        let small = Response::new(200, "text/plain", "x".repeat(100));
+        assert!(plain(compressed_for(small, far, Some("gzip"))));
+        let proto = Response::new(200, "application/octet-stream", page.clone());
+        assert!(plain(compressed_for(proto, far, Some("gzip"))));
+        let missing = Response::new(404, "text/html", page.clone());
+        assert!(plain(compressed_for(missing, far, Some("gzip"))));
+        assert!(accepts_gzip("deflate, GZIP;q=0.5"));
+        assert!(accepts_gzip("x-gzip"));
+        assert!(!accepts_gzip("gzip;q=0.0"));
+        assert!(!accepts_gzip("gzipped"));
     }
 
     #[test]
