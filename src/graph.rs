@@ -2367,7 +2367,7 @@ mod tests {
                 .map(|(p, v)| (p.iter().map(|n| n.to_string()).collect(), v))
                 .collect();
             assert_eq!(named(&translated), plain, "{granularity:?}");
-            // The page's JSON alike, though the two list their keys in other orders.
+            // The page's JSON alike (the two may list their keys in other orders).
             let write = |k: &KeyPaths| {
                 let mut out = Vec::new();
                 let o = crate::report::stacks::StacksOptions {
@@ -2377,7 +2377,6 @@ mod tests {
                 crate::report::stacks::write(&mut out, k, Some(k), &o).map(|()| out)
             };
             assert_eq!(write(&by_ids).ok(), write(&translated).ok());
-            assert_ne!(by_ids.names, translated.names, "{granularity:?}");
         }
         // Some stacks have an unnamed frame, an inlined one, and the kernel's (left out).
         let all = named(&translate_stack_ids(

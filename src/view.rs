@@ -659,13 +659,22 @@ impl View {
                     ),
                 };
                 // (The shell's command by its name, and the words that may have emptied it.)
-                let (name, words) = match &self.command {
-                    Some(c) => (
-                        what.to_string(),
-                        left_by(c.focus.as_deref(), c.ignore.as_deref()),
-                    ),
-                    None => (format!("--{what}"), String::new()),
+                let name = match &self.command {
+                    Some(_) => what.to_string(),
+                    None => format!("--{what}"),
                 };
+                // The options' focus and ignore, then the command's words.
+                let words = self.command.as_ref();
+                let words = left_by(
+                    &[
+                        self.focus.as_deref(),
+                        words.and_then(|c| c.focus.as_deref()),
+                    ],
+                    &[
+                        self.ignore.as_deref(),
+                        words.and_then(|c| c.ignore.as_deref()),
+                    ],
+                );
                 msgs.extend_from_slice(format!("Warning: {name}: {why}{words}\n").as_bytes());
             }
             timer.stage(err, what);
@@ -1166,8 +1175,8 @@ impl Ctx<'_> {
                         node_word(self.gopts.granularity),
                         re.as_str(),
                         left_by(
-                            self.focus.map(Regex::as_str),
-                            self.ignore.map(Regex::as_str)
+                            &[self.focus.map(Regex::as_str)],
+                            &[self.ignore.map(Regex::as_str)]
                         )
                     )));
                 }
@@ -2046,11 +2055,12 @@ fn shown_names(k: &mut graph::KeyPaths, symbols: &crate::symbolize::SymbolTable,
 
 /// The focus and ignore expressions a report was made with, when it had any: they may be
 /// what left a listing or a peek with nothing (`list twork -.*`, `peek twork hide`).
-fn left_by(focus: Option<&str>, ignore: Option<&str>) -> String {
+fn left_by(focus: &[Option<&str>], ignore: &[Option<&str>]) -> String {
     let words: Vec<String> = focus
         .iter()
+        .flatten()
         .map(|f| format!("focus {f:?}"))
-        .chain(ignore.iter().map(|i| format!("ignore {i:?}")))
+        .chain(ignore.iter().flatten().map(|i| format!("ignore {i:?}")))
         .collect();
     if words.is_empty() {
         String::new()

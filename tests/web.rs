@@ -788,6 +788,39 @@ fn flame_graph_data_follows_the_parameters() {
         if g == "files" {
             assert!(n.iter().any(|n| n == "_start ??:0"), "{n:?}");
         }
+        // Each name's flat value (its stacks' leaves) is the text table's, in objects (whole
+        // numbers): no frame dropped or value changed.
+        let data = stacks(&s, &format!("view={H3}&si=inuse_objects&g={g}"));
+        let all = names(&data);
+        let mut flame: std::collections::BTreeMap<String, f64> = Default::default();
+        for st in data["stacks"].as_array().unwrap() {
+            let st = st.as_array().unwrap();
+            if let Some(leaf) = st.last().filter(|_| st.len() > 2) {
+                *flame
+                    .entry(all[leaf.as_u64().unwrap() as usize].clone())
+                    .or_default() += st[0].as_f64().unwrap();
+            }
+        }
+        flame.retain(|_, v| *v != 0.0);
+        let text = get(&format!(
+            "{}/ui/text?view={H3}&si=inuse_objects&g={g}",
+            s.url
+        ))
+        .text();
+        let mut table: std::collections::BTreeMap<String, f64> = Default::default();
+        for l in text.lines().skip(1) {
+            let mut rest = l.trim_start();
+            let flat: f64 = rest.split_whitespace().next().unwrap().parse().unwrap();
+            for _ in 0..5 {
+                rest = rest
+                    .split_once(char::is_whitespace)
+                    .map_or("", |x| x.1)
+                    .trim_start();
+            }
+            *table.entry(rest.to_string()).or_default() += flat;
+        }
+        table.retain(|_, v| *v != 0.0);
+        assert_eq!(flame, table, "{g}");
     }
     // Objects rather than bytes.
     let obj = stacks(&s, &format!("view={H3}&si=inuse_objects"));

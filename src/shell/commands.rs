@@ -335,13 +335,16 @@ pub fn parse(line: &str, sample_types: &[&str]) -> Line {
         "help" => return Line::Help((!rest.is_empty()).then(|| rest.join(" "))),
         "o" | "options" => return Line::Options,
         // (`callgrind >file` as the other reports take it, `callgrind file` as pprof.)
+        // (An empty name: a '>' without a file, which the shell refuses as for the others;
+        // one starting with '>': a `>>`, refused too.)
         "callgrind" => {
             let file = match rest {
-                [">", f, ..] => Some(*f),
-                [f, ..] => Some(f.strip_prefix('>').unwrap_or(f)),
+                [">", f, ..] => Some(f.to_string()),
+                [">>", f, ..] => Some(format!(">{f}")),
+                [f, ..] => Some(f.strip_prefix('>').unwrap_or(f).to_string()),
                 [] => None,
             };
-            return Line::Callgrind(file.filter(|f| !f.is_empty()).map(str::to_string));
+            return Line::Callgrind(file);
         }
         _ => {}
     }
@@ -591,7 +594,15 @@ mod tests {
             );
         }
         assert_eq!(parse("callgrind", HEAP), Line::Callgrind(None));
-        assert_eq!(parse("callgrind >", HEAP), Line::Callgrind(None));
+        // (For the shell to refuse: no file after '>', and '>>'.)
+        assert_eq!(parse("callgrind >", HEAP), Line::Callgrind(Some("".into())));
+        for line in ["callgrind >>/tmp/c", "callgrind >> /tmp/c"] {
+            assert_eq!(
+                parse(line, HEAP),
+                Line::Callgrind(Some(">/tmp/c".into())),
+                "{line}"
+            );
+        }
         // Two files: both kept, for the shell to refuse (a shell would write the last).
         let r = report("top >a > b");
         assert_eq!(

@@ -554,6 +554,20 @@ impl Shell {
     /// `callgrind [file]`: pprof writes the whole profile (no focus) to the file, or to a
     /// temporary one that it opens in kcachegrind.
     fn callgrind(&mut self, file: Option<String>, err: &mut dyn Write) -> Result<()> {
+        match file.as_deref() {
+            Some("") => {
+                return Err(Error::usage(
+                    "callgrind: '>' needs the name of a file to write the report to",
+                ));
+            }
+            Some(f) if f.starts_with('>') => {
+                return Err(Error::usage(format!(
+                    "callgrind: a callgrind file is written whole, not added to ('>{f}'): write it with '>{}'",
+                    &f[1..]
+                )));
+            }
+            _ => {}
+        }
         let mut v = self.view.clone();
         v.mode = Mode::Callgrind;
         v.command = None;

@@ -460,7 +460,7 @@ fn compressed_for(mut resp: Response, peer: IpAddr, accept: Option<&str>) -> Res
         return resp;
     }
     resp.headers.push(("Vary".into(), "Accept-Encoding".into()));
-    if peer.is_loopback() || resp.body.len() < COMPRESS_FROM || !accept.is_some_and(accepts_gzip) {
+    if is_loopback(peer) || resp.body.len() < COMPRESS_FROM || !accept.is_some_and(accepts_gzip) {
         return resp;
     }
     let mut gz = flate2::write::GzEncoder::new(
@@ -719,6 +719,8 @@ mod tests {
         let resp = || Response::new(200, "text/html; charset=utf-8", page.clone());
         let far: IpAddr = "192.0.2.7".parse().unwrap();
         let near: IpAddr = "127.0.0.1".parse().unwrap();
+        // (A server on [::] sees this machine's IPv4 clients so.)
+        let mapped: IpAddr = "::ffff:127.0.0.1".parse().unwrap();
         let gz = compressed_for(resp(), far, Some("gzip, deflate, br"));
         assert!(
             gz.headers
@@ -738,6 +740,7 @@ mod tests {
         // an error page.
         let plain = |r: Response| !r.headers.iter().any(|h| h.0 == "Content-Encoding");
         assert!(plain(compressed_for(resp(), near, Some("gzip"))));
+        assert!(plain(compressed_for(resp(), mapped, Some("gzip"))));
         assert!(plain(compressed_for(resp(), far, None)));
         assert!(plain(compressed_for(resp(), far, Some("gzip;q=0, br"))));
         assert!(plain(compressed_for(resp(), far, Some("identity"))));
