@@ -468,6 +468,8 @@ pub fn in_path(program: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn browser_lists_as_xdg_open_reads_them() {
         let t = "/tmp/x.svg";
@@ -487,8 +489,6 @@ mod tests {
         );
         assert_eq!(parse_browser(" : ::", t), Vec::<Vec<String>>::new());
     }
-
-    use super::*;
 
     #[test]
     fn svg_is_rewritten_as_pprof_does() {
