@@ -215,22 +215,13 @@ fn parse_browser(b: &str, target: &str) -> Vec<Vec<String>> {
 
 /// Runs a viewer on `file` and waits for it; true when it ran and exited 0.
 fn run_viewer(program: &str, args: &[&str], file: &Path, err: &mut dyn Write) -> bool {
-    match Command::new(program)
-        .args(args)
-        .arg(file)
-        .stdin(Stdio::null())
-        .status()
-    {
-        Ok(s) => s.success(),
-        Err(e) => {
-            let _ = writeln!(err, "rpprof: cannot run {program}: {e}");
-            false
-        }
-    }
+    let mut all: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
+    all.push(file.as_os_str());
+    run_command(program, &all, err)
 }
 
 /// Runs `program` with `args` and waits for it; true when it ran and exited 0.
-fn run_command(program: &str, args: &[String], err: &mut dyn Write) -> bool {
+fn run_command<A: AsRef<std::ffi::OsStr>>(program: &str, args: &[A], err: &mut dyn Write) -> bool {
     match Command::new(program)
         .args(args)
         .stdin(Stdio::null())

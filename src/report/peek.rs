@@ -178,6 +178,7 @@ mod tests {
             addrs: vec![Some(0x10), None, Some(0x20), None],
             paths: paths.iter().map(|(p, v)| (p.to_vec(), *v)).collect(),
         };
+        // (unwrap: on the test's own expression and output, which are valid.)
         let write_of = |k: &KeyPaths| {
             let mut out = Vec::new();
             let re = Regex::new("cfree|run").unwrap();

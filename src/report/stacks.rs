@@ -67,18 +67,13 @@ pub fn push_json_number(out: &mut String, v: f64) {
 }
 
 /// Appends `n` in decimal.
-fn push_u64(out: &mut String, mut n: u64) {
+fn push_u64(out: &mut String, n: u64) {
     let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend(digits[at..].iter().map(|&d| char::from(d)));
+    out.extend(
+        crate::units::decimal(n, &mut digits)
+            .iter()
+            .map(|&d| char::from(d)),
+    );
 }
 
 /// The name of a measure in the JSON.

@@ -717,6 +717,7 @@ mod tests {
         use std::io::Read as _;
         let page = "<p>frame</p>\n".repeat(4000);
         let resp = || Response::new(200, "text/html; charset=utf-8", page.clone());
+        // (unwrap: on the test's own addresses and its own gzip stream.)
         let far: IpAddr = "192.0.2.7".parse().unwrap();
         let near: IpAddr = "127.0.0.1".parse().unwrap();
         // (A server on [::] sees this machine's IPv4 clients so.)
