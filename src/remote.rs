@@ -381,7 +381,9 @@ impl Client {
         Ok(())
     }
 
-    fn timed_out(&self, url: &str, which: Option<ureq::Timeout>) -> Error {
+    /// A request that took too long: to connect, to answer, or (`in_body`) to send the
+    /// whole answer once it had begun.
+    fn timed_out(&self, url: &str, which: Option<ureq::Timeout>, in_body: bool) -> Error {
         if let Some(ureq::Timeout::Connect | ureq::Timeout::Resolve) = which {
             let handshake = if url.starts_with("https://") {
                 ", TLS handshake included"
@@ -393,8 +395,13 @@ impl Client {
                 self.connect_timeout.as_secs()
             ));
         }
+        let what = if in_body {
+            "the answer began but was not complete"
+        } else {
+            "no answer"
+        };
         Error::refused(format!(
-            "{url}: no answer within {} s (timed out)",
+            "{url}: {what} within {} s (timed out)",
             self.timeout.as_secs()
         ))
     }
@@ -403,14 +410,14 @@ impl Client {
     /// body was read).
     fn transport_error(&self, url: &str, e: ureq::Error, in_body: bool) -> Error {
         match e {
-            ureq::Error::Timeout(t) => self.timed_out(url, Some(t)),
+            ureq::Error::Timeout(t) => self.timed_out(url, Some(t), in_body),
             ureq::Error::Io(io)
                 if matches!(
                     io.kind(),
                     std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock
                 ) =>
             {
-                self.timed_out(url, None)
+                self.timed_out(url, None, in_body)
             }
             ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => {
                 Error::refused(format!("{url}: cannot connect: connection refused"))
@@ -913,20 +920,30 @@ pub fn check_symbols(target: &Target) -> Result<()> {
 /// Names of `addrs` from the server's `/pprof/symbol` page (checked by [`check_symbols`]
 /// before the profile was fetched): one POST of every address (`0x...+0x...`); answers are
 /// `0x<address><TAB><names>` lines, inlined names separated by `--`. Addresses it leaves
-/// unnamed are said in `warnings`.
+/// unnamed are said in `warnings`; a POST that fails (the profile is fetched and saved by
+/// then) is a warning too, and every address prints as hex, as when a program file is
+/// missing.
 pub fn symbols(
     target: &Target,
     addrs: &[u64],
     warnings: &mut Vec<String>,
-) -> Result<BTreeMap<u64, String>> {
+) -> BTreeMap<u64, String> {
     let url = format!("{}{}", target.base, SYMBOL_PAGE);
     let client = Client::new(Duration::from_secs(60));
     let mut names = BTreeMap::new();
     if addrs.is_empty() {
-        return Ok(names);
+        return names;
     }
     let post: Vec<String> = addrs.iter().map(|a| format!("0x{a:x}")).collect();
-    let body = client.post(&url, post.join("+").as_bytes())?;
+    let body = match client.post(&url, post.join("+").as_bytes()) {
+        Ok(body) => body,
+        Err(e) => {
+            warnings.push(format!(
+                "Warning: {e}; the profile's addresses print as hex (give the saved profile with the program file to name them)"
+            ));
+            return names;
+        }
+    };
     for line in String::from_utf8_lossy(&body).lines() {
         // `0x<address>`, blanks (a tab, or spaces as Go's handler writes), the names.
         let line = line.trim();
@@ -952,7 +969,7 @@ pub fn symbols(
             addrs.len()
         ));
     }
-    Ok(names)
+    names
 }
 
 // unwrap here only in tests, on files and names the tests make themselves (no input reaches

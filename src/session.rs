@@ -635,7 +635,7 @@ impl Session {
         if let Some((target, name)) = &fetched.symbol_page {
             let all = profile::addresses_of(profiles.iter().map(|i| &i.profile));
             let mut warnings = Vec::new();
-            let names = remote::symbols(target, &all, &mut warnings)?;
+            let names = remote::symbols(target, &all, &mut warnings);
             for w in &warnings {
                 writeln!(err, "{w}").map_err(io_err)?;
             }

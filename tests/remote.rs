@@ -345,6 +345,35 @@ fn symbol_page_checked_first_and_its_gaps_said() {
     assert!(n < m && n <= m.div_ceil(2), "{err}");
 }
 
+/// A symbol page that fails the addresses' POST (the profile was fetched and saved by then):
+/// a warning saying so, and the report with hex addresses, as when a program file is missing.
+#[test]
+fn a_failed_symbol_post_is_a_warning() {
+    let Some(s) = start("a_failed_symbol_post_is_a_warning") else {
+        return;
+    };
+    let out = s.rpprof(&["--text", &s.url("/nopost/pprof/heap")], &[]);
+    let err = text(&out.stderr);
+    ok(&out);
+    let said: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("/nopost/pprof/symbol: HTTP 500"))
+        .collect();
+    assert_eq!(said.len(), 1, "{err}");
+    assert!(said[0].starts_with("Warning: "), "{err}");
+    assert!(said[0].contains("print as hex"), "{err}");
+    let report = text(&out.stdout);
+    assert!(report.starts_with("Total: "), "{report}");
+    // Every row is an address.
+    let rows: Vec<&str> = report.lines().skip(1).collect();
+    assert!(!rows.is_empty(), "{report}");
+    for r in &rows {
+        let name = r.split_whitespace().last().unwrap_or("");
+        assert!(name.starts_with("0x"), "{report}");
+    }
+    assert_eq!(s.saved().len(), 1, "{:?}", s.saved());
+}
+
 /// The symbol page's POST redirected (307, and 302, which an HTTP client would turn into a
 /// GET without the addresses) is sent again to where it points, as pprof does; mangled names
 /// after a space (Go's handler) are read and demangled, as pprof reads them through c++filt.

@@ -1067,7 +1067,7 @@ impl History {
         if self.program.is_none() {
             // Each server names the addresses of its own profiles.
             let mut warnings = Vec::new();
-            let names = remote::symbols(target, &l.profile.addresses(), &mut warnings)?;
+            let names = remote::symbols(target, &l.profile.addresses(), &mut warnings);
             for w in &warnings {
                 let _ = writeln!(err, "{w}");
             }

@@ -14,7 +14,8 @@
 // (/pprof/cmdline as /proc/self/cmdline has it: the arguments after NULs), /longsym (a
 // symbol page of one 100,000-byte line), /moved and /found (the symbol page's POST
 // redirected to /pprof/symbol with a 307 or a 302), /mangled (symbol lines of mangled
-// names after a space, as Go's handler writes them). It exits after a request to /quit, or
+// names after a space, as Go's handler writes them), /nopost (a symbol page whose POST fails
+// with a 500). It exits after a request to /quit, or
 // after 10 minutes.
 #include <arpa/inet.h>
 #include <cxxabi.h>
@@ -188,6 +189,14 @@ static void handle(int fd) {
         path = path.substr(8);
         if (path == "/pprof/symbol" && method == "POST") {
             reply(fd, 200, "OK", symbol_answer(body, true));
+            return;
+        }
+    }
+    // /nopost: a symbol page that answers the check but fails the addresses' POST.
+    if (path.rfind("/nopost/", 0) == 0) {
+        path = path.substr(7);
+        if (path == "/pprof/symbol" && method == "POST") {
+            reply(fd, 500, "Internal Server Error", "symbolizer crashed\n");
             return;
         }
     }
