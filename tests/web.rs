@@ -604,6 +604,41 @@ fn the_trend_page_classes_and_links() {
         page.contains("12 dumps, ttrend.hprof.0001.heap to ttrend.hprof.0012.heap;"),
         "{page}"
     );
+    // A base (brought from another page) has no part in the trend: the page does not say
+    // "against" it, and its Diff picker is off, while the links to the other pages keep it.
+    let based = get(&format!(
+        "{}/ui/trend?view=ttrend.hprof.0012.heap&base=ttrend.hprof.0005.heap",
+        s.url
+    ))
+    .text();
+    assert!(
+        based.contains("12 dumps, ttrend.hprof.0001.heap to ttrend.hprof.0012.heap;"),
+        "{based}"
+    );
+    assert!(!based.contains(" against <b>"), "{based}");
+    assert!(
+        based.contains(
+            "id=\"base-picker\" disabled><option value=\"\">&lt;none&gt;</option></select>"
+        ),
+        "{based}"
+    );
+    assert!(
+        based.contains("id=\"tab-flamegraph\" href=\"/ui/flamegraph?view=ttrend.hprof.0012.heap&amp;base=ttrend.hprof.0005.heap\""),
+        "{based}"
+    );
+    let elsewhere = get(&format!(
+        "{}/ui/top?view=ttrend.hprof.0012.heap&base=ttrend.hprof.0005.heap",
+        s.url
+    ))
+    .text();
+    assert!(
+        elsewhere.contains(" against <b>ttrend.hprof.0005.heap</b>"),
+        "{elsewhere}"
+    );
+    assert!(
+        !elsewhere.contains("id=\"base-picker\" disabled"),
+        "{elsewhere}"
+    );
     let other = get(&format!("{}/ui/trend?view=ttrend.sample.0005.heap", s.url)).text();
     assert!(
         other.contains("12 dumps, ttrend.sample.0001.heap to ttrend.sample.0012.heap;"),

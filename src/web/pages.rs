@@ -146,7 +146,8 @@ fn header(ui: &Ui, sel: &Selected, page: &str, msgs: &str) -> String {
             p.kind.name(),
             value
         );
-        if let Some(b) = sel.base_entry() {
+        // (The trend compares every dump of its series: a base has no part in it.)
+        if let Some(b) = sel.base_entry().filter(|_| page != "trend") {
             let _ = write!(h, " against <b>{}</b>", esc(&b.name));
         }
         h.push_str("</span>");
@@ -225,8 +226,13 @@ fn header(ui: &Ui, sel: &Selected, page: &str, msgs: &str) -> String {
         );
     }
     h.push_str("</select></label>");
-    h.push_str("<label>Diff <select name=\"base\" id=\"base-picker\"><option value=\"\">&lt;none&gt;</option>");
-    if let (Some(s), Some(v)) = (sel.session(), snap.entries.get(sel.view)) {
+    if page == "trend" {
+        h.push_str("<label title=\"the trend compares every dump of the series: the other pages diff two\">Diff <select name=\"base\" id=\"base-picker\" disabled><option value=\"\">&lt;none&gt;</option>");
+    } else {
+        h.push_str("<label>Diff <select name=\"base\" id=\"base-picker\"><option value=\"\">&lt;none&gt;</option>");
+    }
+    if let (Some(s), Some(v), false) = (sel.session(), snap.entries.get(sel.view), page == "trend")
+    {
         for (i, e) in snap.entries.iter().enumerate() {
             // Not itself (all zeros), unless the URL asks for it: then shown chosen, as the
             // page's header says.

@@ -132,6 +132,7 @@
     return '/ui/history' + (s ? '?' + s : '');
   })();
   let gone = false;
+  const arrived = new Set();
   function poll() {
     fetch(historyURL, { cache: 'no-store' })
       .then((r) => r.json())
@@ -186,10 +187,18 @@
           }
         }
         if (fresh.length > 0) {
+          // Counted since the page was loaded: dumps arriving one by one are not each
+          // announced alone, as if the one before had not come.
+          for (const p of fresh) arrived.add(p.name);
+          const newest = h.profiles.find((p) => arrived.has(p.name)) || fresh[0];
           const url = new URL(window.location.href);
-          url.searchParams.set('view', fresh[0].name);
-          say(lead + (fresh.length === 1 ? 'New profile: ' : fresh.length + ' new profiles, the newest: ') + fresh[0].name + '.',
-              { href: url.toString(), text: 'Show it' });
+          url.searchParams.set('view', newest.name);
+          const n = arrived.size;
+          const what = (n === 1 ? 'New profile: ' : n + ' new profiles since this page was loaded, the newest: ') + newest.name + '.';
+          // The trend shown is of the dumps there were: a new one changes it.
+          const trend = document.body.dataset.page === 'trend';
+          say(lead + what + (trend ? ' The trend shown leaves ' + (n === 1 ? 'it' : 'them') + ' out.' : ''),
+              { href: url.toString(), text: trend ? 'Show the trend with ' + (n === 1 ? 'it' : 'them') : 'Show it' });
         }
       })
       .catch(() => {});
