@@ -279,12 +279,20 @@ fn failures_are_one_clear_line() {
         &[],
         "cannot connect",
     );
-    // A page that answers after 10 s, with a 1 s timeout.
+    // A page that begins its answer and stalls (3 s), with a 1 s timeout (first: the server
+    // answers one request at a time).
+    fails(
+        &s,
+        &["--text", &bin, &u("/dribble/pprof/heap")],
+        &[("RPPROF_HTTP_TIMEOUT", "1")],
+        "/dribble/pprof/heap: the answer began but was not complete within 1 s (timed out)",
+    );
+    // One that answers after 10 s, with a 1 s timeout.
     fails(
         &s,
         &["--text", &bin, &u("/slow/pprof/heap")],
         &[("RPPROF_HTTP_TIMEOUT", "1")],
-        "timed out",
+        "/slow/pprof/heap: no answer within 1 s (timed out)",
     );
     // $PPROF_TMPDIR a file: said before the profile is asked for (not after its seconds).
     let not_dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pprof-tmpdir-is-a-file");

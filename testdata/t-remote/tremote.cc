@@ -9,7 +9,8 @@
 //   /pprof/symbol          GET: "num_symbols: 1"; POST "0x..+0x..": "0x<addr>\t<name>" lines
 //   /pprof/cmdline         argv, one per line
 // and, for the error tests, as prefixes of those pages: /status/500, /auth (401 with an HTML
-// page), /garbage (200 with HTML), /slow (answers after 10 s), /stripped and /few (symbol
+// page), /garbage (200 with HTML), /slow (answers after 10 s), /dribble (begins an answer,
+// then stalls), /stripped and /few (symbol
 // pages without symbols and naming half the addresses), /nocmd (no /pprof/cmdline), /argv
 // (/pprof/cmdline as /proc/self/cmdline has it: the arguments after NULs), /longsym (a
 // symbol page of one 100,000-byte line), /moved and /found (the symbol page's POST
@@ -264,6 +265,11 @@ static void handle(int fd) {
     } else if (path.rfind("/slow/", 0) == 0) {
         sleep(10);
         reply(fd, 200, "OK", "late\n");
+    } else if (path.rfind("/dribble/", 0) == 0) {
+        // An answer that begins and stalls: its headers and the start of its body, then
+        // nothing for 3 s.
+        send_all(fd, "HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\nConnection: close\r\n\r\nheap profile: ");
+        sleep(3);
     } else if (path == "/quit") {
         reply(fd, 200, "OK", "bye\n");
         exit(0);
