@@ -194,6 +194,12 @@ pub fn unsupported(pattern: &str) -> Option<String> {
                     {
                         return Some("back-references are not supported".into());
                     }
+                    // Digits: `\1`-`\9` are back-references (`regex` says so); `\0...` is an
+                    // octal escape, and `\12`, `\123` one or a back-reference by how many
+                    // groups the pattern has (`regex` would call them all back-references).
+                    Some(d) if d.is_ascii_digit() => {
+                        return Some(digits_escape(b, i, false));
+                    }
                     // Perl quotes with them only in a program's source; in a pattern read
                     // from the command line they are the letters Q and E.
                     Some(b'Q' | b'E') => {
@@ -205,6 +211,13 @@ pub fn unsupported(pattern: &str) -> Option<String> {
                     _ => {}
                 }
                 i += escape_len(b, i);
+            }
+            // Perl's backtracking control verbs and alpha assertions (`(*FAIL)`, `(*SKIP)`,
+            // `(*pla:...)`): `regex` would say "repetition operator missing expression".
+            b'(' if b.get(i + 1) == Some(&b'*')
+                && b.get(i + 2).is_some_and(u8::is_ascii_alphabetic) =>
+            {
+                return Some("backtracking control verbs and alpha assertions ((*FAIL), (*SKIP), (*pla:...)...) are not supported".into());
             }
             // Perl's group forms `regex` does not have: said by name (`regex` would say
             // "unrecognized flag").
@@ -267,6 +280,10 @@ pub fn unsupported(pattern: &str) -> Option<String> {
                 let mut j = i + 1;
                 while j + 1 < end {
                     if b[j] == b'\\' {
+                        // In a class, digits are an octal escape (`[\101]`: `A`).
+                        if b[j + 1].is_ascii_digit() {
+                            return Some(digits_escape(b, j, true));
+                        }
                         j += 2;
                         continue;
                     }
@@ -302,6 +319,45 @@ pub fn unsupported(pattern: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// Why the escape of digits at `b[at]` (a `\` and a digit) cannot be matched: an octal
+/// escape (`\0...`, any in a class `in_class`), one or a back-reference by the number of
+/// groups (`\12`, `\123`), or a back-reference (`\1`-`\9`, or digits that are not octal).
+fn digits_escape(b: &[u8], at: usize, in_class: bool) -> String {
+    let digits: Vec<u8> = b[at + 1..]
+        .iter()
+        .take(3)
+        .take_while(|c| c.is_ascii_digit())
+        .copied()
+        .collect();
+    let octal: Vec<u8> = digits
+        .iter()
+        .take_while(|c| (b'0'..=b'7').contains(*c))
+        .copied()
+        .collect();
+    // (The callers see a digit after the `\`.)
+    let Some(&first) = digits.first() else {
+        return "back-references are not supported".into();
+    };
+    let value = octal.iter().fold(0u32, |v, c| v * 8 + u32::from(c - b'0'));
+    let text = String::from_utf8_lossy(&octal);
+    let write = format!("\\x{{{value:02x}}}");
+    if in_class && octal.is_empty() {
+        let d = first as char;
+        return format!(
+            "\\{d} in a character class (Perl's digit {d}) is not supported: write {d}"
+        );
+    }
+    if in_class || first == b'0' {
+        format!("octal escapes (\\{text}) are not supported: write the character as {write}")
+    } else if digits.len() >= 2 && octal.len() == digits.len() {
+        format!(
+            "\\{text} is an octal escape or a back-reference (by the number of groups): neither is supported (the character is written {write})"
+        )
+    } else {
+        "back-references are not supported".into()
+    }
 }
 
 /// Whether the `}` at `b[at]` closes a quantifier (`{2}`, `{2,}`, `{,3}`), not a literal
@@ -518,6 +574,40 @@ mod tests {
             (
                 r"\Qa.b\E",
                 r"\Q...\E is not supported (escape each special character with \ instead)",
+            ),
+            (r"(a)\1", "back-references are not supported"),
+            (r"\19", "back-references are not supported"),
+            (
+                r"\012",
+                r"octal escapes (\012) are not supported: write the character as \x{0a}",
+            ),
+            (
+                r"x\0",
+                r"octal escapes (\0) are not supported: write the character as \x{00}",
+            ),
+            (
+                r"\123",
+                r"\123 is an octal escape or a back-reference (by the number of groups): neither is supported (the character is written \x{53})",
+            ),
+            (
+                r"[\101]",
+                r"octal escapes (\101) are not supported: write the character as \x{41}",
+            ),
+            (
+                r"[a\9]",
+                r"\9 in a character class (Perl's digit 9) is not supported: write 9",
+            ),
+            (
+                "(*FAIL)",
+                "backtracking control verbs and alpha assertions ((*FAIL), (*SKIP), (*pla:...)...) are not supported",
+            ),
+            (
+                "a(*SKIP)b",
+                "backtracking control verbs and alpha assertions ((*FAIL), (*SKIP), (*pla:...)...) are not supported",
+            ),
+            (
+                "(*pla:x)",
+                "backtracking control verbs and alpha assertions ((*FAIL), (*SKIP), (*pla:...)...) are not supported",
             ),
         ] {
             assert_eq!(unsupported(p).as_deref(), Some(why), "{p}");

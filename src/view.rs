@@ -523,7 +523,7 @@ impl View {
                 let mut warnings = Vec::new();
                 let mut with_value: Vec<u64> = values.cum.keys().copied().collect();
                 with_value.sort_unstable();
-                let routines = match local.as_mut() {
+                let mut routines = match local.as_mut() {
                     Some(l) => l.listed_routines(
                         &s.addrs,
                         &re,
@@ -534,6 +534,24 @@ impl View {
                     ),
                     None => Vec::new(),
                 };
+                // pprof matches nm's names, each tagged with its address (`f<4005d0>`): a
+                // pattern anchored at its end (`^f$`) matches none of them, and pprof lists
+                // nothing. When the names as nm lists them match nothing, the short names
+                // are tried (not with --pprof_quirks).
+                if let (true, false, false, Some(l)) = (
+                    routines.is_empty(),
+                    self.routines_by_short_name,
+                    self.pprof_quirks,
+                    local.as_mut(),
+                ) {
+                    let mut again = Vec::new();
+                    let by_short =
+                        l.listed_routines(&s.addrs, &re, true, &with_value, !disasm, &mut again);
+                    if !by_short.is_empty() {
+                        routines = by_short;
+                        warnings = again;
+                    }
+                }
                 listed_any |= !routines.is_empty();
                 // A source listing cut skips the routines it could not list (one not cut
                 // lists them all, with the reasons).

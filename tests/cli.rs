@@ -363,6 +363,42 @@ fn an_empty_listing_says_why() {
     }
 }
 
+/// A pattern anchored at its end (`^main$`) matches none of nm's names, which pprof tags with
+/// their address (`main<4011d6>`), and pprof lists nothing: rpprof then matches the short
+/// names, and lists what `main<` lists (with `--pprof_quirks`, nothing, as pprof).
+#[test]
+fn a_listing_anchored_at_the_end_matches_short_names() {
+    let d = common::root().join("testdata").join("t-heap");
+    let (code, want, err) = run(&d, &["--list=main<", "./theap", "theap.hprof.0003.heap"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        want.starts_with("ROUTINE ====================== main in "),
+        "{want}"
+    );
+    for re in ["^main$", "^main\\z"] {
+        let (code, out, err) = run(
+            &d,
+            &[&format!("--list={re}"), "./theap", "theap.hprof.0003.heap"],
+        );
+        assert_eq!((code, &out), (0, &want), "{re}: {err}");
+        assert!(!err.contains("no routine"), "{err}");
+    }
+    let (code, out, err) = run(
+        &d,
+        &[
+            "--list=^main$",
+            "--pprof_quirks",
+            "./theap",
+            "theap.hprof.0003.heap",
+        ],
+    );
+    assert_eq!((code, out.as_str()), (0, ""), "{err}");
+    assert!(
+        err.contains("no routine of ./theap with samples matches \"^main$\""),
+        "{err}"
+    );
+}
+
 /// `--disasm` of a profile whose total is 0 (less itself): the share is 0.0%, where
 /// google-pprof dies dividing by the total.
 #[test]
