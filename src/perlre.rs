@@ -215,7 +215,8 @@ pub fn unsupported(pattern: &str) -> Option<String> {
             // Perl's backtracking control verbs and alpha assertions (`(*FAIL)`, `(*SKIP)`,
             // `(*pla:...)`): `regex` would say "repetition operator missing expression".
             b'(' if b.get(i + 1) == Some(&b'*')
-                && b.get(i + 2).is_some_and(u8::is_ascii_alphabetic) =>
+                && b.get(i + 2)
+                    .is_some_and(|c| c.is_ascii_alphabetic() || *c == b':') =>
             {
                 return Some("backtracking control verbs and alpha assertions ((*FAIL), (*SKIP), (*pla:...)...) are not supported".into());
             }
@@ -351,9 +352,12 @@ fn digits_escape(b: &[u8], at: usize, in_class: bool) -> String {
     }
     if in_class || first == b'0' {
         format!("octal escapes (\\{text}) are not supported: write the character as {write}")
-    } else if digits.len() >= 2 && octal.len() == digits.len() {
+    } else if digits.len() >= 2 && !octal.is_empty() {
+        // `\19` with fewer than 19 groups is `\1` (octal) and a `9`.
+        let all = String::from_utf8_lossy(&digits);
+        let rest = String::from_utf8_lossy(&digits[octal.len()..]);
         format!(
-            "\\{text} is an octal escape or a back-reference (by the number of groups): neither is supported (the character is written {write})"
+            "\\{all} is an octal escape or a back-reference (by the number of groups): neither is supported (as octal it is written {write}{rest})"
         )
     } else {
         "back-references are not supported".into()
@@ -576,7 +580,15 @@ mod tests {
                 r"\Q...\E is not supported (escape each special character with \ instead)",
             ),
             (r"(a)\1", "back-references are not supported"),
-            (r"\19", "back-references are not supported"),
+            (
+                r"\19",
+                r"\19 is an octal escape or a back-reference (by the number of groups): neither is supported (as octal it is written \x{01}9)",
+            ),
+            (r"\91", "back-references are not supported"),
+            (
+                "(*:m)",
+                "backtracking control verbs and alpha assertions ((*FAIL), (*SKIP), (*pla:...)...) are not supported",
+            ),
             (
                 r"\012",
                 r"octal escapes (\012) are not supported: write the character as \x{0a}",
@@ -587,7 +599,7 @@ mod tests {
             ),
             (
                 r"\123",
-                r"\123 is an octal escape or a back-reference (by the number of groups): neither is supported (the character is written \x{53})",
+                r"\123 is an octal escape or a back-reference (by the number of groups): neither is supported (as octal it is written \x{53})",
             ),
             (
                 r"[\101]",

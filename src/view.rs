@@ -506,12 +506,15 @@ impl View {
             let mut local = program.map(|p| Local::new(p, &map, &s.sym_opts));
             let mut msgs: Vec<u8> = Vec::new();
             let mut listed_any = false;
+            // Each part's lines before its listing (the shell's words), values and routines.
+            let mut prepared = Vec::with_capacity(parts.len());
             for merged in parts {
                 let total = merged.total();
                 let trimmed = ctx.trim(merged, &mut notes);
                 let st = ctx.filtered(Cow::Owned(trimmed));
+                let mut head = Vec::new();
                 let st = ctx.command_filters(
-                    &mut buf,
+                    &mut head,
                     total,
                     st,
                     |st, re, keep| Cow::Owned(graph::filter(st, &s.symbols, re, keep, &gopts)),
@@ -519,39 +522,40 @@ impl View {
                 )?;
                 let values =
                     list::AddressValues::of(st.map.iter().map(|(k, v)| (k.as_slice(), *v)));
-                // The warnings about the files were printed when they were symbolized.
-                let mut warnings = Vec::new();
                 let mut with_value: Vec<u64> = values.cum.keys().copied().collect();
                 with_value.sort_unstable();
-                let mut routines = match local.as_mut() {
-                    Some(l) => l.listed_routines(
-                        &s.addrs,
-                        &re,
-                        self.routines_by_short_name,
-                        &with_value,
-                        !disasm,
-                        &mut warnings,
-                    ),
-                    None => Vec::new(),
-                };
-                // pprof matches nm's names, each tagged with its address (`f<4005d0>`): a
-                // pattern anchored at its end (`^f$`) matches none of them, and pprof lists
-                // nothing. When the names as nm lists them match nothing, the short names
-                // are tried (not with --pprof_quirks).
-                if let (true, false, false, Some(l)) = (
-                    routines.is_empty(),
-                    self.routines_by_short_name,
-                    self.pprof_quirks,
-                    local.as_mut(),
-                ) {
-                    let mut again = Vec::new();
-                    let by_short =
-                        l.listed_routines(&s.addrs, &re, true, &with_value, !disasm, &mut again);
-                    if !by_short.is_empty() {
-                        routines = by_short;
-                        warnings = again;
-                    }
-                }
+                prepared.push((head, values, with_value));
+            }
+            // The files' warnings were printed when they were symbolized.
+            let mut list_by = |by_short: bool| -> Vec<Vec<ListedRoutine>> {
+                prepared
+                    .iter()
+                    .map(|(_, _, with_value)| match local.as_mut() {
+                        Some(l) => l.listed_routines(
+                            &s.addrs,
+                            &re,
+                            by_short,
+                            with_value,
+                            !disasm,
+                            &mut Vec::new(),
+                        ),
+                        None => Vec::new(),
+                    })
+                    .collect()
+            };
+            let mut listed = list_by(self.routines_by_short_name);
+            // pprof matches nm's names, each tagged with its address (`f<4005d0>`): a pattern
+            // anchored at its end (`^f$`) matches none of them, and pprof lists nothing. When
+            // the names as nm lists them match nothing (in every thread listed), the short
+            // names are tried (not with --pprof_quirks).
+            if listed.iter().all(Vec::is_empty)
+                && !self.routines_by_short_name
+                && !self.pprof_quirks
+            {
+                listed = list_by(true);
+            }
+            for ((head, values, with_value), routines) in prepared.into_iter().zip(listed) {
+                buf.extend_from_slice(&head);
                 listed_any |= !routines.is_empty();
                 // A source listing cut skips the routines it could not list (one not cut
                 // lists them all, with the reasons).

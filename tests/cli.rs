@@ -365,11 +365,11 @@ fn an_empty_listing_says_why() {
 
 /// A pattern anchored at its end (`^main$`) matches none of nm's names, which pprof tags with
 /// their address (`main<4011d6>`), and pprof lists nothing: rpprof then matches the short
-/// names, and lists what `main<` lists (with `--pprof_quirks`, nothing, as pprof).
+/// names, and lists what `^main<` lists (with `--pprof_quirks`, nothing, as pprof).
 #[test]
 fn a_listing_anchored_at_the_end_matches_short_names() {
     let d = common::root().join("testdata").join("t-heap");
-    let (code, want, err) = run(&d, &["--list=main<", "./theap", "theap.hprof.0003.heap"]);
+    let (code, want, err) = run(&d, &["--list=^main<", "./theap", "theap.hprof.0003.heap"]);
     assert_eq!(code, 0, "{err}");
     assert!(
         want.starts_with("ROUTINE ====================== main in "),
@@ -397,6 +397,24 @@ fn a_listing_anchored_at_the_end_matches_short_names() {
         err.contains("no routine of ./theap with samples matches \"^main$\""),
         "{err}"
     );
+    // The shell's list, the same.
+    let shell = common::rpprof_with_input(
+        &d,
+        &["--interactive", "./theap", "theap.hprof.0003.heap"],
+        b"list ^main$\n",
+    );
+    let said = String::from_utf8_lossy(&shell.stdout);
+    assert!(said.contains(&want), "{said}");
+    // And --disasm, where objdump is.
+    if common::have("objdump") {
+        let (_, want, _) = run(&d, &["--disasm=^main<", "./theap", "theap.hprof.0003.heap"]);
+        assert!(
+            want.starts_with("ROUTINE ====================== main"),
+            "{want}"
+        );
+        let (code, out, err) = run(&d, &["--disasm=^main$", "./theap", "theap.hprof.0003.heap"]);
+        assert_eq!((code, &out), (0, &want), "{err}");
+    }
 }
 
 /// `--disasm` of a profile whose total is 0 (less itself): the share is 0.0%, where

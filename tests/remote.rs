@@ -382,6 +382,27 @@ fn a_failed_symbol_post_is_a_warning() {
     assert_eq!(s.saved().len(), 1, "{:?}", s.saved());
 }
 
+/// The web UI on such a server: the warning is said once on the terminal and on the pages
+/// of the profile, fetched at the start and from the page.
+#[test]
+fn a_failed_symbol_post_is_said_on_the_web_pages() {
+    let Some(s) = start("a_failed_symbol_post_is_said_on_the_web_pages") else {
+        return;
+    };
+    std::fs::create_dir_all(&s.tmpdir).unwrap();
+    let tmp = s.tmpdir.to_str().unwrap();
+    let web = common::web::start(
+        &s.tmpdir,
+        &[&s.url("/nopost/pprof/heap")],
+        &[("PPROF_TMPDIR", tmp)],
+    );
+    let said = "/nopost/pprof/symbol: HTTP 500 Internal Server Error";
+    let top = common::web::get(&format!("{}/ui/top", web.url)).text();
+    assert!(top.contains(said), "{top}");
+    let err = web.stderr.lock().unwrap().clone();
+    assert_eq!(err.matches(said).count(), 1, "{err}");
+}
+
 /// The symbol page's POST redirected (307, and 302, which an HTTP client would turn into a
 /// GET without the addresses) is sent again to where it points, as pprof does; mangled names
 /// after a space (Go's handler) are read and demangled, as pprof reads them through c++filt.

@@ -1362,6 +1362,34 @@ fn a_dump_rewritten_with_its_time_kept_joins_again() {
     );
 }
 
+/// Names are never given twice: a dump rewritten after its first readings were let go
+/// (`--max_profiles_kept=1`) is the third reading, not `heap.latest` again (an open page's
+/// pickers, and links, would take it for the first).
+#[test]
+fn names_of_readings_let_go_are_not_given_again() {
+    let t = scratch("names-let-go");
+    let dumps = t.join("dumps");
+    std::fs::create_dir(&dumps).unwrap();
+    let src = case("t-heap");
+    let latest = dumps.join("heap.latest");
+    copy_at(&src.join(H1), &latest, 0);
+    let prog = src.join("theap");
+    let s = web::start(
+        &t,
+        &[prog.to_str().unwrap(), "dumps", "--max_profiles_kept=1"],
+        &[],
+    );
+    wait_for(&s, "heap.latest", true);
+    copy_at(&src.join(H2), &latest, 0);
+    let h = wait_for(&s, "heap.latest (2)", true);
+    assert_eq!(listed(&h), ["heap.latest (2)"]);
+    copy_at(&src.join(H3), &latest, 0);
+    let h = wait_for(&s, "heap.latest (3)", true);
+    assert_eq!(listed(&h), ["heap.latest (3)"]);
+    let gone = get(&format!("{}/ui/text?view=heap.latest", s.url));
+    assert_eq!(gone.status, 404);
+}
+
 /// The start of a dump as it is while being written: its header and first two records.
 fn being_written(data: &[u8]) -> &[u8] {
     common::first_lines(data, 3)

@@ -55,6 +55,10 @@ pub struct Snapshot {
     pub let_go: usize,
     /// `--max_profiles_kept`.
     pub max_kept: usize,
+    /// Every name given so far, with its file, the profiles let go included: a name is
+    /// never given twice (a link or an open page's picker keeps meaning one dump, and a
+    /// file read again after its first reading was let go is numbered as a second reading).
+    pub given: Arc<HashMap<String, PathBuf>>,
 }
 
 impl Snapshot {
@@ -766,12 +770,7 @@ impl History {
             })
             .collect();
         keep.sort_unstable();
-        let mut names: Vec<String> = snap
-            .entries
-            .iter()
-            .filter(|e| keep.binary_search(&e.index).is_ok())
-            .map(|e| e.name.clone())
-            .collect();
+        let mut given: HashMap<String, PathBuf> = (*snap.given).clone();
         let mut added: Vec<Arc<Loaded>> = Vec::new();
         let mut entries: Vec<Entry> = Vec::new();
         let mut added_names = Vec::new();
@@ -784,11 +783,11 @@ impl History {
                 }
                 Item::New(l, time, pinned, kind, old_name) => {
                     let again = old_name.is_some();
-                    // A second reading of a file kept is numbered, not told apart by its
-                    // folder (the same).
-                    let reread = snap.entries.iter().any(|e| e.path == l.path);
-                    let name = old_name.unwrap_or_else(|| unique_name(&l.path, &names, reread));
-                    names.push(name.clone());
+                    // A second reading of a file is numbered, not told apart by its folder
+                    // (the same).
+                    let reread = given.values().any(|p| *p == l.path);
+                    let name = old_name.unwrap_or_else(|| unique_name(&l.path, &given, reread));
+                    given.insert(name.clone(), l.path.clone());
                     added_names.push((name.clone(), again));
                     entries.push(Entry {
                         name,
@@ -818,6 +817,7 @@ impl History {
             generation: snap.generation + 1,
             let_go,
             max_kept: self.max_kept,
+            given: Arc::new(given),
         });
         self.publish(next);
         Ok(added_names)
@@ -846,6 +846,7 @@ impl History {
             generation: snap.generation + 1,
             let_go: snap.let_go + n,
             max_kept: snap.max_kept,
+            given: Arc::clone(&snap.given),
         });
         self.publish(next);
     }
@@ -1068,9 +1069,9 @@ impl History {
             // Each server names the addresses of its own profiles.
             let mut warnings = Vec::new();
             let names = remote::symbols(target, &l.profile.addresses(), &mut warnings);
-            for w in &warnings {
-                let _ = writeln!(err, "{w}");
-            }
+            // With the profile's notes, said on the terminal when the session takes it and
+            // on its pages (a failed POST: why its frames are hex), as a dump's are.
+            l.profile.notes.extend(warnings);
             l.profile.symbols = Some(profile::EmbeddedSymbols {
                 binary: Some(program),
                 names,
@@ -1112,20 +1113,20 @@ impl History {
 
 /// The file name of `path`, made unique among `taken`: the folder's name before it, then a
 /// number after it (only the number for a file read again: `reread`).
-fn unique_name(path: &Path, taken: &[String], reread: bool) -> String {
+fn unique_name(path: &Path, taken: &HashMap<String, PathBuf>, reread: bool) -> String {
     let base = file_name(path);
-    if !taken.contains(&base) {
+    if !taken.contains_key(&base) {
         return base;
     }
     if !reread && let Some(dir) = path.parent().and_then(|d| d.file_name()) {
         let n = format!("{}/{base}", dir.to_string_lossy());
-        if !taken.contains(&n) {
+        if !taken.contains_key(&n) {
             return n;
         }
     }
     (2..)
         .map(|i| format!("{base} ({i})"))
-        .find(|n| !taken.contains(n))
+        .find(|n| !taken.contains_key(n))
         .unwrap_or(base)
 }
 
@@ -1160,7 +1161,10 @@ mod tests {
 
     #[test]
     fn unique_names() {
-        let taken = vec!["h.heap".to_string()];
+        let names = |n: &[&str]| -> HashMap<String, PathBuf> {
+            n.iter().map(|n| (n.to_string(), PathBuf::new())).collect()
+        };
+        let taken = names(&["h.heap"]);
         assert_eq!(
             unique_name(Path::new("/d/h.heap"), &taken, false),
             "d/h.heap"
@@ -1170,7 +1174,7 @@ mod tests {
             unique_name(Path::new("/d/h.heap"), &taken, true),
             "h.heap (2)"
         );
-        let taken = vec!["h.heap".to_string(), "d/h.heap".to_string()];
+        let taken = names(&["h.heap", "d/h.heap"]);
         assert_eq!(
             unique_name(Path::new("/d/h.heap"), &taken, false),
             "h.heap (2)"

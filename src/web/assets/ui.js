@@ -38,8 +38,12 @@
     const url = new URL(form.action, window.location.href);
     const params = new URLSearchParams();
     const inForm = new Set();
+    const trendPage = document.body.dataset.page === 'trend';
     for (const el of form.elements) {
       if (!el.name) continue;
+      // The trend's Diff picker is off, not emptied: the base the URL brought is kept for
+      // the other pages (unless a change of kind emptied it, below).
+      if (trendPage && el.id === 'base-picker' && el.disabled) continue;
       inForm.add(el.name);
       if (!el.disabled && el.value !== '') params.set(el.name, el.value);
     }
@@ -96,7 +100,7 @@
         if (sel === viewPicker && opt && opt.dataset.kind !== viewKind) {
           // A profile of another kind: the base and the value column do not fit it.
           const base = document.getElementById('base-picker');
-          if (base) base.value = '';
+          if (base) { base.value = ''; base.disabled = false; }
           const si = document.getElementById('si-picker');
           if (si) si.disabled = true;
         }
@@ -132,7 +136,10 @@
     return '/ui/history' + (s ? '?' + s : '');
   })();
   let gone = false;
+  const goneLead = (h) => 'This profile is no longer kept (--max_profiles_kept=' + h.max_kept +
+      ' keeps the newest): this page stays as it is, its links will not find it. ';
   const arrived = new Set();
+  const trendPage = document.body.dataset.page === 'trend';
   function poll() {
     fetch(historyURL, { cache: 'no-store' })
       .then((r) => r.json())
@@ -146,13 +153,12 @@
             if (o.value && o.dataset.fetch === undefined && !kept.has(o.value) && !o.selected) o.remove();
           }
         }
-        let lead = '';
         if (!gone && viewPicker && viewPicker.value && !kept.has(viewPicker.value)) {
           gone = true;
-          lead = 'This profile is no longer kept (--max_profiles_kept=' + h.max_kept +
-              ' keeps the newest): this page stays as it is, its links will not find it. ';
-          say(lead);
+          say(goneLead(h));
         }
+        // (Said again before each later notice: the notice of new profiles replaces it.)
+        const lead = gone ? goneLead(h) : '';
         const fresh = h.profiles.filter((p) => !known.has(p.name));
         if (fetching && fresh.length > 0) {
           const url = new URL(window.location.href);
@@ -179,7 +185,7 @@
           o.textContent = p.name;
           o.dataset.kind = p.kind;
           place(viewPicker, o);
-          if (basePicker && p.diff) {
+          if (basePicker && !basePicker.disabled && p.diff) {
             const b = document.createElement('option');
             b.value = p.name;
             b.textContent = p.name;
@@ -189,14 +195,20 @@
         if (fresh.length > 0) {
           // Counted since the page was loaded: dumps arriving one by one are not each
           // announced alone, as if the one before had not come.
-          for (const p of fresh) arrived.add(p.name);
-          const newest = h.profiles.find((p) => arrived.has(p.name)) || fresh[0];
+          // On a trend page, only the dumps its trend would take (its kind, subtractable
+          // from the view): a dump of another kind or run is no part of it.
+          for (const p of fresh) {
+            if (!trendPage || (p.kind === viewKind && p.diff)) arrived.add(p.name);
+          }
+          if (arrived.size === 0) return;
+          const newest = h.profiles.find((p) => arrived.has(p.name));
+          if (!newest) return;
           const url = new URL(window.location.href);
           url.searchParams.set('view', newest.name);
           const n = arrived.size;
           const what = (n === 1 ? 'New profile: ' : n + ' new profiles since this page was loaded, the newest: ') + newest.name + '.';
           // The trend shown is of the dumps there were: a new one changes it.
-          const trend = document.body.dataset.page === 'trend';
+          const trend = trendPage;
           say(lead + what + (trend ? ' The trend shown leaves ' + (n === 1 ? 'it' : 'them') + ' out.' : ''),
               { href: url.toString(), text: trend ? 'Show the trend with ' + (n === 1 ? 'it' : 'them') : 'Show it' });
         }
