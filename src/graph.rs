@@ -116,6 +116,9 @@ pub struct Options {
     pub hide: Option<Regex>,
     /// Go pprof's `show`: only frames whose names match are kept.
     pub show: Option<Regex>,
+    /// `--pprof_quirks`: `--files` keeps a place jeprof reads with its discriminator
+    /// (`f.cc:63 (discriminator 3)`) whole, a "file" per line, as jeprof does.
+    pub pprof_quirks: bool,
 }
 
 /// The hex form pprof keys addresses by.
@@ -1904,8 +1907,10 @@ fn granular_in<'a>(
         Granularity::Files => {
             if fileline == "??:0" || fileline.is_empty() {
                 push_addr_key(buf, a, w);
-            } else {
+            } else if opts.pprof_quirks {
                 return Some(fileline.file());
+            } else {
+                return Some(fileline.file_of_line());
             }
         }
     }
@@ -2481,6 +2486,7 @@ mod tests {
                 exclude: None,
                 hide: None,
                 show: None,
+                pprof_quirks: false,
             };
             let map = fullname_to_shortname(&symbols);
             let sorted: Vec<(&Vec<u64>, &f64)> = stacks.map.iter().collect();

@@ -377,6 +377,7 @@ impl View {
             exclude: compile(&self.exclude, "exclude")?,
             hide: compile(&self.hide, "hide")?,
             show: compile(&self.show, "show")?,
+            pprof_quirks: self.pprof_quirks,
         })
     }
 

@@ -417,6 +417,42 @@ fn a_listing_anchored_at_the_end_matches_short_names() {
     }
 }
 
+/// `--files` of a jemalloc dump whose places carry a discriminator (`f.cc:63
+/// (discriminator 3)`): one row per file, where jeprof (and `--pprof_quirks`) makes one per
+/// line, failing to cut the line off.
+#[test]
+fn files_of_places_with_a_discriminator() {
+    let d = common::root().join("testdata").join("t-trend");
+    let dump = "ttrend-je.1386.14.f.heap";
+    let (code, quirks, err) = run(
+        &d,
+        &["--text", "--files", "--pprof_quirks", "./ttrend-je", dump],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        quirks.contains("/ttrend.cc:63 (discriminator 3)\n"),
+        "{quirks}"
+    );
+    let (code, out, err) = run(&d, &["--text", "--files", "./ttrend-je", dump]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("discriminator"), "{out}");
+    // The file's rows of the quirks' table, added up.
+    let sum: f64 = quirks
+        .lines()
+        .filter(|l| l.contains("/ttrend.cc:"))
+        .map(|l| l.split_whitespace().next().unwrap().parse::<f64>().unwrap())
+        .sum();
+    let row = out
+        .lines()
+        .find(|l| l.ends_with("/ttrend.cc"))
+        .unwrap_or_else(|| panic!("{out}"));
+    let flat: f64 = row.split_whitespace().next().unwrap().parse().unwrap();
+    assert!(
+        (flat - sum).abs() <= 0.15,
+        "{flat} against {sum}: {out}\n{quirks}"
+    );
+}
+
 /// `--disasm` of a profile whose total is 0 (less itself): the share is 0.0%, where
 /// google-pprof dies dividing by the total.
 #[test]

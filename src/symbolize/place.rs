@@ -112,6 +112,21 @@ impl Place {
         text
     }
 
+    /// [`Place::file`], and the file of a place jeprof reads with its discriminator
+    /// (`f.cc:63 (discriminator 3)`, which jeprof's `--files` keeps whole: a "file" per line).
+    pub fn file_of_line(&self) -> &str {
+        if self.line == WHOLE
+            && let Some((line, disc)) = self.file.rsplit_once(" (discriminator ")
+            && let Some(n) = disc.strip_suffix(')')
+            && !n.is_empty()
+            && n.bytes().all(|b| b.is_ascii_digit())
+            && let Some((file, _)) = split(line)
+        {
+            return file;
+        }
+        self.file()
+    }
+
     /// True for the empty text.
     pub fn is_empty(&self) -> bool {
         self.line == WHOLE && self.file.is_empty()
@@ -246,6 +261,19 @@ mod tests {
         assert!(Place::whole("f.c:12") != "f.c:012");
         assert!(Place::whole("f.c:12") != "f.c");
         assert!(Place::whole("?") != "?:0");
+        // jeprof's places with a discriminator: their file, for --files.
+        let d = Place::whole("dir/f.cc:63 (discriminator 3)");
+        assert_eq!(d.file(), "dir/f.cc:63 (discriminator 3)");
+        assert_eq!(d.file_of_line(), "dir/f.cc");
+        assert_eq!(Place::whole("dir/f.c:12").file_of_line(), "dir/f.c");
+        for whole in [
+            "f.cc (discriminator 3)",
+            "f.cc:63 (discriminator )",
+            "f.cc:x (discriminator 3)",
+            "??:?",
+        ] {
+            assert_eq!(Place::whole(whole).file_of_line(), whole);
+        }
     }
 
     #[test]
