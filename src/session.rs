@@ -657,7 +657,12 @@ impl Session {
         let profiles: Vec<Arc<Loaded>> = profiles.into_iter().map(Arc::new).collect();
         let order = read_order(profiles.len() - usize::from(base.is_some()));
         for &i in order.iter().skip(1).chain(base.iter()) {
-            check_compatible(&profiles[0], &profiles[i], Some(i) == base, opts.value)?;
+            let how = match (Some(i) == base, opts.series) {
+                (true, _) => Join::Subtract,
+                (false, true) => Join::Series,
+                (false, false) => Join::Add,
+            };
+            check_compatible(&profiles[0], &profiles[i], how, opts.value)?;
         }
         // A base of another program shares no code addresses with the profile: allowed, as
         // in pprof, but said (its addresses are not the given program's).
@@ -836,7 +841,7 @@ impl Session {
                 p.display()
             )));
         }
-        check_compatible(&profiles[0], &loaded, true, opts.value)?;
+        check_compatible(&profiles[0], &loaded, Join::Subtract, opts.value)?;
         for n in &loaded.profile.notes {
             writeln!(err, "{n}").map_err(io_err)?;
         }
@@ -1272,7 +1277,8 @@ impl Session {
     /// Refuses to add (or subtract) profile `other` to (from) profile `main` when their values
     /// do not mean the same.
     pub fn check_pair(&self, main: usize, other: usize, is_base: bool, value: Value) -> Result<()> {
-        check_compatible(&self.profiles[main], &self.profiles[other], is_base, value)
+        let how = if is_base { Join::Subtract } else { Join::Add };
+        check_compatible(&self.profiles[main], &self.profiles[other], how, value)
     }
 }
 
@@ -1351,14 +1357,26 @@ fn pairs_name(p: &Profile) -> &'static str {
     }
 }
 
-/// Refuses to add (or subtract, `is_base`) `other` to `main` when their values do not mean
+/// How a profile joins the first one: added to it, subtracted from it (the base), or as a
+/// dump of its series (`--trend`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Join {
+    Add,
+    Subtract,
+    Series,
+}
+
+/// Refuses to join `other` to `main` (`how`) when their values do not mean
 /// the same: different kinds of profile, CPU profiles sampled at different rates, jemalloc
 /// and tcmalloc heap profiles whose filled value pairs differ. google-pprof adds them anyway
 /// and prints nonsense.
-fn check_compatible(main: &Loaded, other: &Loaded, is_base: bool, value: Value) -> Result<()> {
+fn check_compatible(main: &Loaded, other: &Loaded, how: Join, value: Value) -> Result<()> {
     let (a, b) = (&main.profile, &other.profile);
-    let verb = if is_base { "subtract" } else { "add" };
-    let prep = if is_base { "from" } else { "to" };
+    let (verb, prep) = match how {
+        Join::Add => ("add", "to"),
+        Join::Subtract => ("subtract", "from"),
+        Join::Series => ("follow", "in a series with"),
+    };
     let type_of = |p: &Profile| -> &'static str {
         p.sample_types
             .get(value.index(p.kind))

@@ -844,7 +844,10 @@ fn bad_input_is_refused_naming_the_file() {
     // Another kind.
     refuse(
         &["--trend", "./ttrend", &files[0], "tcpu-pie.prof", &files[2]],
-        &["tcpu-pie.prof", "cpu profile"],
+        &[
+            "rpprof: cannot follow a cpu profile (samples, tcpu-pie.prof) in a series with a heap profile",
+            "sample types differ",
+        ],
     );
     refuse(
         &[
@@ -972,6 +975,26 @@ fn nodecount_limits_the_rows_shown_not_the_counts_nor_the_csv() {
         "{}",
         r.out
     );
+    // One shown, none shown, one site: said in words.
+    for (flags, want) in [
+        (
+            &["--nodecount=1"][..],
+            "Sites: 7 functions, the one that grew most shown;",
+        ),
+        (&["--nodecount=0"][..], "Sites: 7 functions, none shown;"),
+        (
+            &["--focus=steady_leak", "--lines"][..],
+            "Sites: 1 source line; 1 growing",
+        ),
+    ] {
+        let mut args = vec!["--trend"];
+        args.extend(flags);
+        args.push("./ttrend");
+        args.extend(files.iter().map(String::as_str));
+        let r = run(&dir, &args);
+        assert_eq!(r.code, 0, "{}", r.err);
+        assert!(r.out.contains(want), "{flags:?}: {}", r.out);
+    }
     let all = csv(&dir, &[], "./ttrend", &files);
     let cut = csv(&dir, &["--nodecount=2"], "./ttrend", &files);
     assert_eq!(cut.rows.len(), all.rows.len());

@@ -46,6 +46,14 @@ fn site_words(t: &Trend) -> &'static str {
     }
 }
 
+/// The singular of [`site_words`]' plural (`source lines`: `source line`).
+fn singular(words: &str) -> String {
+    match words.strip_suffix("addresses") {
+        Some(head) => format!("{head}address"),
+        None => words.strip_suffix('s').unwrap_or(words).to_string(),
+    }
+}
+
 /// The blocks of a sparkline, lowest first.
 const BLOCKS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 
@@ -181,16 +189,23 @@ fn write_text(out: &mut dyn Write, t: &Trend) -> io::Result<()> {
         .map(|(c, n)| format!("{n} {}", c.name()))
         .collect();
     let shown = t.rows.len();
-    let shown_words = if t.omitted > 0 {
-        format!(", the {shown} that grew most shown")
-    } else {
-        String::new()
+    let shown_words = match (t.omitted, shown) {
+        (0, _) => String::new(),
+        (_, 0) => ", none shown".to_string(),
+        (_, 1) => ", the one that grew most shown".to_string(),
+        _ => format!(", the {shown} that grew most shown"),
+    };
+    let sites = shown + t.omitted;
+    // "1 function", "1 source line (cumulative)".
+    let words = site_words(t);
+    let words = match (sites, words.split_once(" (")) {
+        (1, Some((head, tail))) => format!("{} ({tail}", singular(head)),
+        (1, None) => singular(words),
+        _ => words.to_string(),
     };
     writeln!(
         out,
-        "Sites: {} {}{shown_words}{}{}",
-        shown + t.omitted,
-        site_words(t),
+        "Sites: {sites} {words}{shown_words}{}{}",
         if counts.is_empty() { "" } else { "; " },
         counts.join(", ")
     )?;
