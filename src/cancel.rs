@@ -67,12 +67,20 @@ pub fn with<R>(token: Option<Arc<AtomicBool>>, f: impl FnOnce() -> R) -> R {
     }
 }
 
+/// What [`check`] says.
+const STOPPED: &str = "interrupted (Ctrl-C)";
+
 /// `Err` (the error the shell prints as "interrupted (Ctrl-C)") once a stop was requested.
 pub fn check() -> std::io::Result<()> {
     if requested() {
-        return Err(std::io::Error::other("interrupted (Ctrl-C)"));
+        return Err(std::io::Error::other(STOPPED));
     }
     Ok(())
+}
+
+/// Whether `e` is [`check`]'s error: the command stopped, nothing went wrong writing.
+pub fn is_stop(e: &std::io::Error) -> bool {
+    e.kind() == std::io::ErrorKind::Other && e.get_ref().is_some_and(|i| i.to_string() == STOPPED)
 }
 
 #[cfg(test)]

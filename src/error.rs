@@ -144,6 +144,10 @@ impl fmt::Display for Error {
             f.write_str(": ")?;
         }
         match &self.kind {
+            // Ctrl-C in the shell: the command stopped.
+            ErrorKind::Io(e) if self.path.is_none() && crate::cancel::is_stop(e) => {
+                write!(f, "{e}")
+            }
             // About no input file: the report (or a message) could not be written.
             ErrorKind::Io(e) if self.path.is_none() => {
                 write!(f, "cannot write the report: {}", io_text(e))

@@ -797,7 +797,7 @@ fn ctrl_c_stops_the_command_not_the_shell() {
     out.read_exact(&mut first).unwrap();
     // The command is writing (the editor has given the terminal back): the key is a signal.
     pty.type_keys(b"\x03");
-    let at = screen.wait_for(at, "interrupted (Ctrl-C)");
+    let at = screen.wait_for(at, "rpprof: interrupted (Ctrl-C)");
     let at = screen.wait_for(at, "(pprof) ");
     // What the pipe still holds, then what comes next.
     let reader = std::thread::spawn(move || {

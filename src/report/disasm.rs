@@ -230,7 +230,9 @@ fn disassemble_group(
     routines: &[ListedRoutine],
     g: &[usize],
 ) -> std::result::Result<(Disassembled, usize), Failed> {
+    // (Ctrl-C, a web client gone: a group's routines run alone stop too.)
     let alone = |i: usize| -> std::result::Result<(usize, Vec<Instruction>), Failed> {
+        stop_if_asked()?;
         Ok((i, parse_objdump(&objdump(program, &routines[i])?)))
     };
     if let [i] = g {
@@ -399,9 +401,15 @@ fn objdump(program: &Path, r: &ListedRoutine) -> std::result::Result<String, Fai
     objdump_range(program, &r.file, r.vmas)
 }
 
+/// `Failed::Cannot` once the command was asked to stop ([`crate::cancel`]).
+fn stop_if_asked() -> std::result::Result<(), Failed> {
+    crate::cancel::check().map_err(|e| Failed::Cannot(crate::session::io_err(e)))
+}
+
 /// Runs objdump over the file addresses `[vmas.0, vmas.1)` of `file`: its output, or why
 /// there is none (it could not be run, or it failed without instructions: its first
-/// message).
+/// message). A run ended by Ctrl-C (the shell's process group gets the SIGINT, objdump
+/// too) is no answer, whatever it printed before: the command stops.
 fn objdump_range(
     program: &Path,
     file: &Path,
@@ -434,6 +442,7 @@ fn objdump_range(
                 },
             )
         })?;
+    stop_if_asked()?;
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     // (A failure after instructions, such as an error reading the line tables, leaves them
     // as pprof shows them.)
@@ -843,6 +852,83 @@ mod tests {
         let gone = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
         let stopped = crate::cancel::with_token(gone, || disassemble_all(&fake, &routines));
         assert!(stopped.is_err_and(|e| e.to_string().contains("interrupted")));
+    }
+
+    /// A stop asked while a group's routines are run alone one by one (objdump printed the
+    /// group's instructions out of order) stops them: no run starts after it.
+    #[test]
+    fn a_stop_stops_the_routines_run_alone() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/fake-objdump-stop");
+        // (Test code: its own folder and script under target/; no input reaches these
+        // unwraps, and a failure is the test's.)
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let (log, stop, ack) = (dir.join("log"), dir.join("stop"), dir.join("ack"));
+        let fake = dir.join("objdump");
+        // Each run is logged; the second waits (at most 10 s) for the test to ask for the
+        // stop. The group's run (0x1000-0x10a0) prints its instructions out of order.
+        std::fs::write(
+            &fake,
+            format!(
+                concat!(
+                    "#!/bin/sh\n",
+                    "echo \"$5\" >> '{log}'\n",
+                    "if [ \"$(wc -l < '{log}')\" -eq 2 ]; then\n",
+                    "  touch '{stop}'; i=0\n",
+                    "  while [ ! -e '{ack}' ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i+1)); done\n",
+                    "fi\n",
+                    "a=${{5#--start-address=0x}}\n",
+                    "case \"$5 $6\" in\n",
+                    "*=0x1000*=0x10a0) printf '    1010:\\tret\\n    1000:\\tret\\n' ;;\n",
+                    "*) printf '    %s:\\tret\\n' \"$a\" ;;\n",
+                    "esac\n",
+                ),
+                log = log.display(),
+                stop = stop.display(),
+                ack = ack.display(),
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let routines: Vec<ListedRoutine> = (0..10u64)
+            .map(|k| ListedRoutine {
+                short: format!("r{k}").into(),
+                runs: Vec::new(),
+                file: dir.join("prog"),
+                vmas: (0x1000 + 0x10 * k, 0x1010 + 0x10 * k),
+                delta: 0,
+            })
+            .collect();
+        // Unstopped: the group's run, then each routine alone.
+        let token = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let watcher = {
+            let (token, stop, ack) = (token.clone(), stop.clone(), ack.clone());
+            std::thread::spawn(move || {
+                for _ in 0..2000 {
+                    if stop.exists() {
+                        token.store(true, std::sync::atomic::Ordering::Relaxed);
+                        std::fs::write(&ack, "").unwrap();
+                        return;
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+            })
+        };
+        let stopped = crate::cancel::with_token(token, || disassemble_all(&fake, &routines));
+        watcher.join().unwrap();
+        assert!(stopped.is_err_and(|e| e.to_string().contains("interrupted")));
+        let runs = std::fs::read_to_string(&log).unwrap();
+        assert_eq!(runs.lines().count(), 2, "{runs}");
+        // Without a stop, all eleven runs, each routine's instruction its own.
+        std::fs::remove_file(&log).unwrap();
+        std::fs::write(&ack, "").unwrap();
+        let done = disassemble_all(&fake, &routines).unwrap();
+        assert_eq!(std::fs::read_to_string(&log).unwrap().lines().count(), 11);
+        for (k, insns) in done.routines.iter().enumerate() {
+            assert_eq!(insns.len(), 1, "{k}: {insns:?}");
+            assert_eq!(insns[0].vma, 0x1000 + 0x10 * k as u64);
+        }
     }
 
     fn objdump_run(objdump: &Path, r: &ListedRoutine) -> String {
