@@ -597,6 +597,32 @@ top3
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// An option's name alone is said to take a value (not suggested as itself, nor as
+/// another option it begins like); `help` knows the words that set an option alone and
+/// `topN`; `>>` alone is said as `>>`.
+#[test]
+fn option_names_alone_and_help_of_option_words() {
+    let (_, err, _) = t_heap_status(
+        "cum\nshow_bytes\nfocus\ngran\nhelp lines\nhelp alloc_space\nhelp topN\ntop3 >>\n",
+        &[],
+    );
+    for want in [
+        "(cum is an option: set it with cum=true | false)",
+        "(show_bytes is an option: set it with show_bytes=true | false)",
+        "(focus is an option: set it with focus=<regexp>)",
+        "(did you mean granularity?)",
+        "lines\n    the same as granularity=lines: ",
+        "alloc_space\n    the same as sample_index=alloc_space: ",
+        "top [N] [--cum]",
+        "rpprof: top: '>>' needs the name of a file to add the report to",
+    ] {
+        assert!(err.contains(want), "{want:?} not in:\n{err}");
+    }
+    assert!(!err.contains("did you mean cum?"), "{err}");
+    assert!(!err.contains("did you mean show?"), "{err}");
+    assert!(!err.contains("Unknown command: lines"), "{err}");
+}
+
 /// A fresh folder for the shell's history (`XDG_STATE_HOME`) of one test.
 fn state_dir(test: &str) -> PathBuf {
     let state = std::env::temp_dir().join(format!("rpprof-state-{test}-{}", std::process::id()));

@@ -444,7 +444,8 @@ fn line_count(digits: &str) -> Option<usize> {
 pub fn did_you_mean<'a>(typed: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
     let mut best: Option<(usize, &str)> = None;
     for c in candidates {
-        let d = if c.starts_with(typed) || typed.starts_with(c) {
+        // (A word that only begins as one does, `show_bytes` and `show`, is not it.)
+        let d = if c.starts_with(typed) {
             0
         } else {
             distance(typed, c)
@@ -636,6 +637,8 @@ mod tests {
         );
         assert_eq!(did_you_mean("fcus", names.into_iter()), Some("focus"));
         assert_eq!(did_you_mean("zzz", names.into_iter()), None);
+        assert_eq!(did_you_mean("gran", names.into_iter()), Some("granularity"));
+        assert_eq!(did_you_mean("show_bytes", names.into_iter()), None);
         // Two letters swapped are one slip.
         let commands = COMMANDS.iter().map(|c| c.0);
         assert_eq!(did_you_mean("tpo", commands.clone()), Some("top"));

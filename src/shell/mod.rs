@@ -193,7 +193,10 @@ impl Shell {
                 // (`tpo5`: `top` with its count, `top5`.)
                 let stem = word.trim_end_matches(|c: char| c.is_ascii_digit());
                 let count = &word[stem.len()..];
-                if let Some(m) = commands::did_you_mean(&word, names) {
+                if let Some((name, values, _)) = OPTIONS.iter().find(|o| o.0 == word) {
+                    // An option's name alone: it takes a value.
+                    let _ = writeln!(err, "({name} is an option: set it with {name}={values})");
+                } else if let Some(m) = commands::did_you_mean(&word, names) {
                     let _ = writeln!(err, "(did you mean {m}?)");
                 } else if !count.is_empty()
                     && !stem.is_empty()
@@ -487,8 +490,13 @@ impl Shell {
             )));
         }
         if r.output.as_deref() == Some("") {
+            let (sign, what) = if r.append {
+                (">>", "add the report to")
+            } else {
+                (">", "write the report to")
+            };
             return Err(Error::usage(format!(
-                "{}: '>' needs the name of a file to write the report to",
+                "{}: '{sign}' needs the name of a file to {what}",
                 verb_name(verb)
             )));
         }
@@ -728,11 +736,14 @@ fn help(topic: Option<&str>, types: &[&str], err: &mut dyn Write) -> bool {
     };
     if let Some(t) = topic {
         let asked = t.trim();
-        // The names a command also goes by: `exit`, `o`, `top5`.
+        // The names a command also goes by: `exit`, `o`, `top5`, `topN`.
         let t = match asked {
             "exit" => "quit",
             "o" => "options",
-            _ => asked.trim_end_matches(|c: char| c.is_ascii_digit()),
+            _ => match asked.strip_suffix('N') {
+                Some(c) if COMMANDS.iter().any(|k| k.0 == c) => c,
+                _ => asked.trim_end_matches(|c: char| c.is_ascii_digit()),
+            },
         };
         if let Some((name, args, what)) = COMMANDS.iter().find(|c| c.0 == t) {
             let _ = writeln!(err, "{}\n    {what}", format!("{name} {args}").trim_end());
@@ -747,6 +758,19 @@ fn help(topic: Option<&str>, types: &[&str], err: &mut dyn Write) -> bool {
         if let Some((name, values, what)) = OPTIONS.iter().find(|o| o.0 == t) {
             let _ = writeln!(err, "{name}={}\n    {what}", values_of(name, values));
             return true;
+        }
+        // A granularity or a sample type alone: the option it sets.
+        for option in ["granularity", "sample_index"] {
+            let Some((name, values, what)) = OPTIONS.iter().find(|o| o.0 == option) else {
+                continue;
+            };
+            if values.split(" | ").any(|v| v == t) {
+                let _ = writeln!(err, "{t}\n    the same as {name}={t}: {what}");
+                if name == &"sample_index" && !types.is_empty() && !types.contains(&t) {
+                    let _ = writeln!(err, "    (this profile's values: {joined})");
+                }
+                return true;
+            }
         }
         let _ = writeln!(err, "Unknown command: {asked}");
         return false;
