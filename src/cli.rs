@@ -39,7 +39,18 @@ Examples:
   rpprof --text --lines ./server cpu.prof
   rpprof --text localhost:9002/pprof/heap
 
-Exit status: 0 on success, 1 when an input or the command line is refused, 2 when rpprof cannot do its part (a report it cannot write, a tool it cannot run, an internal failure).",
+Exit status: 0 on success, 1 when an input or the command line is refused, 2 when rpprof cannot do its part (a report it cannot write, a tool it cannot run, an internal failure).
+
+Environment:
+  RPPROF_NO_CACHE=1       neither read nor write the symbol cache (as --no_cache)
+  RPPROF_CACHE_MAX_MB     the symbol cache's size cap (512)
+  XDG_CACHE_HOME          the symbol cache is $XDG_CACHE_HOME/rpprof (~/.cache/rpprof)
+  XDG_STATE_HOME          the shell's history is $XDG_STATE_HOME/rpprof (~/.local/state/rpprof)
+  PPROF_TMPDIR            where fetched profiles are saved (~/pprof)
+  PPROF_TOOLS             where --disasm finds objdump (as --tools)
+  RPPROF_HTTP_TIMEOUT     seconds every remote request may take, in place of its own timeout
+  SSL_CERT_FILE, SSL_CERT_DIR, CURL_CA_BUNDLE   the CAs trusted for https:// profiles
+  BROWSER                 the browsers --web, the shell and --http open (a list separated by :)",
     max_term_width = 100
 )]
 pub struct Args {
@@ -162,7 +173,7 @@ pub struct Args {
     /// Subtract <base> from <profile> before display
     #[arg(long, value_name = "base")]
     pub base: Option<String>,
-    /// Length of time for remote CPU profiles [default: 30]
+    /// Length of time for remote CPU and contention profiles [default: 30]
     #[arg(long, value_name = "n")]
     pub seconds: Option<u64>,
     /// Read additional symbols from this library (unrelocated)
@@ -262,10 +273,10 @@ pub struct Args {
         allow_negative_numbers = true
     )]
     pub nodecount: Option<i64>,
-    /// Hide nodes below <f>*total [default: .005]
+    /// Hide nodes at or below <f>*total [default: .005]
     #[arg(long, value_name = "f", help_heading = "Call graph options")]
     pub nodefraction: Option<f64>,
-    /// Hide edges below <f>*total [default: .001]
+    /// Hide edges at or below <f>*total [default: .001]
     #[arg(long, value_name = "f", help_heading = "Call graph options")]
     pub edgefraction: Option<f64>,
     /// Max incoming/outgoing edges per node [default: 8]

@@ -603,7 +603,7 @@ top3
 #[test]
 fn option_names_alone_and_help_of_option_words() {
     let (_, err, _) = t_heap_status(
-        "cum\nshow_bytes\nfocus\ngran\nhelp lines\nhelp alloc_space\nhelp topN\ntop3 >>\n",
+        "cum\nshow_bytes\nfocus\ngran\nhelp lines\nhelp alloc_space\nhelp topN\ntop3 >>\ntopfoo\nquitnow\nlins\n",
         &[],
     );
     for want in [
@@ -615,6 +615,10 @@ fn option_names_alone_and_help_of_option_words() {
         "alloc_space\n    the same as sample_index=alloc_space: ",
         "top [N] [--cum]",
         "rpprof: top: '>>' needs the name of a file to add the report to",
+        // A command run into its argument, as pprof reads it; an option word mistyped.
+        "(did you mean top foo?)",
+        "(did you mean quit?)",
+        "(did you mean lines?)",
     ] {
         assert!(err.contains(want), "{want:?} not in:\n{err}");
     }

@@ -2084,6 +2084,13 @@ fn command_line_mistakes_with_http() {
     );
     assert_eq!(code, 1);
     assert!(err.contains("no-such.heap"), "{err}");
+    // --every with no remote profile: said, and the server runs.
+    let s = web::start(&dir, &["--every=5m", "theap", H1], &[]);
+    let said = s.stderr.lock().unwrap().clone();
+    assert!(
+        said.contains("Warning: --every fetches remote profiles again, and none is given"),
+        "{said}"
+    );
 }
 
 /// Waits (polling; a guard of two minutes, not a time limit) until `f` says yes.

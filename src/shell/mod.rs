@@ -186,16 +186,32 @@ impl Shell {
             Line::Unknown(word) if word.starts_with('#') && !self.opts.pprof_quirks => Ok(()),
             Line::Unknown(word) => {
                 let _ = writeln!(err, "Unknown command: try 'help'.");
+                // Commands, options, and the words that set an option alone (`lins`).
                 let names = COMMANDS
                     .iter()
                     .map(|c| c.0)
-                    .chain(OPTIONS.iter().map(|o| o.0));
+                    .chain(OPTIONS.iter().map(|o| o.0))
+                    .chain(GRANULARITIES.iter().copied())
+                    .chain(types.iter().copied());
                 // (`tpo5`: `top` with its count, `top5`.)
                 let stem = word.trim_end_matches(|c: char| c.is_ascii_digit());
                 let count = &word[stem.len()..];
+                // A command run into its argument (`topfoo`, `quitnow`: pprof's reading is
+                // `top foo`), the longest.
+                let command = COMMANDS
+                    .iter()
+                    .filter(|c| word.starts_with(c.0))
+                    .max_by_key(|c| c.0.len());
                 if let Some((name, values, _)) = OPTIONS.iter().find(|o| o.0 == word) {
                     // An option's name alone: it takes a value.
                     let _ = writeln!(err, "({name} is an option: set it with {name}={values})");
+                } else if let Some((c, args, _)) = command {
+                    // (A command without arguments, `quitnow`: the command.)
+                    if args.is_empty() {
+                        let _ = writeln!(err, "(did you mean {c}?)");
+                    } else {
+                        let _ = writeln!(err, "(did you mean {c} {}?)", &word[c.len()..]);
+                    }
                 } else if let Some(m) = commands::did_you_mean(&word, names) {
                     let _ = writeln!(err, "(did you mean {m}?)");
                 } else if !count.is_empty()

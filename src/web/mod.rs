@@ -927,6 +927,18 @@ pub fn serve(opts: &Options, err: &mut dyn Write) -> Result<()> {
         host.clone()
     };
     let url = format!("http://{shown}:{}", local.port());
+    if opts.every.is_some()
+        && !history
+            .sources
+            .iter()
+            .any(|s| matches!(s, history::Source::Remote { .. }))
+    {
+        writeln!(
+            err,
+            "Warning: --every fetches remote profiles again, and none is given: it does nothing here (a folder or a quoted glob is watched without it)"
+        )
+        .map_err(io_err)?;
+    }
     writeln!(err, "Serving web UI on {url}").map_err(io_err)?;
     let _ = err.flush();
     // Watched folders are looked at every second.
