@@ -1390,12 +1390,18 @@ fn check_compatible(main: &Loaded, other: &Loaded, how: Join, value: Value) -> R
         ))
     };
     if a.kind != b.kind {
+        // (A growth profile's values are named as a heap profile's: its kind is what differs.)
+        let why = if type_of(a) == type_of(b) {
+            "the kinds of profile differ"
+        } else {
+            "sample types differ"
+        };
         return Err(refuse(
             format!("a {} profile", b.kind.name()),
             type_of(b).to_string(),
             format!("a {} profile", a.kind.name()),
             type_of(a).to_string(),
-            "sample types differ",
+            why,
         ));
     }
     if a.kind == Kind::Cpu {

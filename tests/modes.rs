@@ -451,11 +451,13 @@ fn mismatched_profiles_are_refused() {
         ),
         (
             &["--base=heap.prof", "p", "growth.prof"],
-            "sample types differ",
+            // (Both values are named inuse_space: the kinds differ.)
+            "the kinds of profile differ",
         ),
         (
             &["--base=growth.prof", "p", "heap.prof"],
-            "sample types differ",
+            // (Both values are named inuse_space: the kinds differ.)
+            "the kinds of profile differ",
         ),
         (
             &["--base=cpu_other_period.prof", "p", "cpu64le.prof"],
