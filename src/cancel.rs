@@ -67,20 +67,29 @@ pub fn with<R>(token: Option<Arc<AtomicBool>>, f: impl FnOnce() -> R) -> R {
     }
 }
 
-/// What [`check`] says.
-const STOPPED: &str = "interrupted (Ctrl-C)";
+/// [`check`]'s error: the command was asked to stop.
+#[derive(Debug)]
+struct Stopped;
+
+impl std::fmt::Display for Stopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("interrupted (Ctrl-C)")
+    }
+}
+
+impl std::error::Error for Stopped {}
 
 /// `Err` (the error the shell prints as "interrupted (Ctrl-C)") once a stop was requested.
 pub fn check() -> std::io::Result<()> {
     if requested() {
-        return Err(std::io::Error::other(STOPPED));
+        return Err(std::io::Error::other(Stopped));
     }
     Ok(())
 }
 
 /// Whether `e` is [`check`]'s error: the command stopped, nothing went wrong writing.
 pub fn is_stop(e: &std::io::Error) -> bool {
-    e.kind() == std::io::ErrorKind::Other && e.get_ref().is_some_and(|i| i.to_string() == STOPPED)
+    e.get_ref().is_some_and(|i| i.is::<Stopped>())
 }
 
 #[cfg(test)]
@@ -99,5 +108,19 @@ mod tests {
         });
         assert_eq!(seen, (false, true, false));
         assert!(!requested());
+    }
+
+    /// The stop's error is told apart by its type, not by its words.
+    #[test]
+    fn the_stop_is_its_own_error() {
+        let gone = Arc::new(AtomicBool::new(true));
+        let e = with_token(gone, check).err();
+        assert!(e.as_ref().is_some_and(is_stop), "{e:?}");
+        assert_eq!(
+            e.map(|e| e.to_string()).as_deref(),
+            Some("interrupted (Ctrl-C)")
+        );
+        assert!(!is_stop(&std::io::Error::other("interrupted (Ctrl-C)")));
+        assert!(check().is_ok());
     }
 }

@@ -1287,20 +1287,31 @@ fn wait_for(s: &web::WebServer, name: &str, present: bool) -> serde_json::Value 
     }
 }
 
-/// A dump rewritten under its name (jemalloc's `prof.dump` to a fixed file, a cron job's
-/// `curl -o heap.latest`) joins the history again, with its new contents; the first
-/// reading stays, and the two are a series for the trend.
-#[test]
-fn a_dump_rewritten_in_a_watched_folder_joins_again() {
-    let t = scratch("rewritten");
+/// A server watching the folder `dumps` of a scratch folder named `test`, which holds
+/// t-heap's first dump as `heap.latest` (read at the start; `flags` go before the folder):
+/// the file to rewrite, t-heap's folder and the server.
+fn watching_heap_latest(test: &str, flags: &[&str]) -> (PathBuf, PathBuf, web::WebServer) {
+    let t = scratch(test);
     let dumps = t.join("dumps");
     std::fs::create_dir(&dumps).unwrap();
     let src = case("t-heap");
     let latest = dumps.join("heap.latest");
     copy_at(&src.join(H1), &latest, 0);
     let prog = src.join("theap");
-    let s = web::start(&t, &[prog.to_str().unwrap(), "dumps"], &[]);
+    let mut args = vec![prog.to_str().unwrap()];
+    args.extend(flags);
+    args.push("dumps");
+    let s = web::start(&t, &args, &[]);
     wait_for(&s, "heap.latest", true);
+    (latest, src, s)
+}
+
+/// A dump rewritten under its name (jemalloc's `prof.dump` to a fixed file, a cron job's
+/// `curl -o heap.latest`) joins the history again, with its new contents; the first
+/// reading stays, and the two are a series for the trend.
+#[test]
+fn a_dump_rewritten_in_a_watched_folder_joins_again() {
+    let (latest, src, s) = watching_heap_latest("rewritten", &[]);
     copy_at(&src.join(H3), &latest, 600);
     // The second reading is numbered.
     wait_for(&s, "heap.latest (2)", true);
@@ -1326,20 +1337,12 @@ fn a_dump_rewritten_in_a_watched_folder_joins_again() {
 /// series for the trend (not one file given twice).
 #[test]
 fn a_dump_rewritten_with_its_time_kept_joins_again() {
-    let t = scratch("rewritten-same-time");
-    let dumps = t.join("dumps");
-    std::fs::create_dir(&dumps).unwrap();
-    let src = case("t-heap");
-    let latest = dumps.join("heap.latest");
+    let (latest, src, s) = watching_heap_latest("rewritten-same-time", &[]);
     // H1 and H2 have the same size.
     assert_eq!(
         std::fs::metadata(src.join(H1)).unwrap().len(),
         std::fs::metadata(src.join(H2)).unwrap().len()
     );
-    copy_at(&src.join(H1), &latest, 0);
-    let prog = src.join("theap");
-    let s = web::start(&t, &[prog.to_str().unwrap(), "dumps"], &[]);
-    wait_for(&s, "heap.latest", true);
     copy_at(&src.join(H2), &latest, 0);
     wait_for(&s, "heap.latest (2)", true);
     copy_at(&src.join(H3), &latest, 0);
@@ -1367,19 +1370,7 @@ fn a_dump_rewritten_with_its_time_kept_joins_again() {
 /// pickers, and links, would take it for the first).
 #[test]
 fn names_of_readings_let_go_are_not_given_again() {
-    let t = scratch("names-let-go");
-    let dumps = t.join("dumps");
-    std::fs::create_dir(&dumps).unwrap();
-    let src = case("t-heap");
-    let latest = dumps.join("heap.latest");
-    copy_at(&src.join(H1), &latest, 0);
-    let prog = src.join("theap");
-    let s = web::start(
-        &t,
-        &[prog.to_str().unwrap(), "dumps", "--max_profiles_kept=1"],
-        &[],
-    );
-    wait_for(&s, "heap.latest", true);
+    let (latest, src, s) = watching_heap_latest("names-let-go", &["--max_profiles_kept=1"]);
     copy_at(&src.join(H2), &latest, 0);
     let h = wait_for(&s, "heap.latest (2)", true);
     assert_eq!(listed(&h), ["heap.latest (2)"]);
@@ -1414,15 +1405,7 @@ fn wait_for_text(s: &web::WebServer, name: &str, want: &str) {
 /// once complete, it replaces that second reading alone; the first stays under its name.
 #[test]
 fn a_completed_rewrite_replaces_only_the_latest_reading() {
-    let t = scratch("rewrite-completed");
-    let dumps = t.join("dumps");
-    std::fs::create_dir(&dumps).unwrap();
-    let src = case("t-heap");
-    let prog = src.join("theap");
-    let latest = dumps.join("heap.latest");
-    copy_at(&src.join(H1), &latest, 0);
-    let s = web::start(&t, &[prog.to_str().unwrap(), "dumps"], &[]);
-    wait_for(&s, "heap.latest", true);
+    let (latest, src, s) = watching_heap_latest("rewrite-completed", &[]);
     // Rewritten with another dump, read while still being written.
     let data = std::fs::read(src.join(H3)).unwrap();
     write_at(&latest, being_written(&data), 600);

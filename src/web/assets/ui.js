@@ -29,6 +29,7 @@
   }
 
   const form = document.getElementById('controls');
+  const trendPage = document.body.dataset.page === 'trend';
   const viewPicker = document.getElementById('view-picker');
   const notice = document.getElementById('notice');
 
@@ -38,7 +39,6 @@
     const url = new URL(form.action, window.location.href);
     const params = new URLSearchParams();
     const inForm = new Set();
-    const trendPage = document.body.dataset.page === 'trend';
     for (const el of form.elements) {
       if (!el.name) continue;
       // The trend's Diff picker is off, not emptied: the base the URL brought is kept for
@@ -139,7 +139,6 @@
   const goneLead = (h) => 'This profile is no longer kept (--max_profiles_kept=' + h.max_kept +
       ' keeps the newest): this page stays as it is, its links will not find it. ';
   const arrived = new Set();
-  const trendPage = document.body.dataset.page === 'trend';
   function poll() {
     fetch(historyURL, { cache: 'no-store' })
       .then((r) => r.json())
@@ -208,9 +207,8 @@
           const n = arrived.size;
           const what = (n === 1 ? 'New profile: ' : n + ' new profiles since this page was loaded, the newest: ') + newest.name + '.';
           // The trend shown is of the dumps there were: a new one changes it.
-          const trend = trendPage;
-          say(lead + what + (trend ? ' The trend shown leaves ' + (n === 1 ? 'it' : 'them') + ' out.' : ''),
-              { href: url.toString(), text: trend ? 'Show the trend with ' + (n === 1 ? 'it' : 'them') : 'Show it' });
+          say(lead + what + (trendPage ? ' The trend shown leaves ' + (n === 1 ? 'it' : 'them') + ' out.' : ''),
+              { href: url.toString(), text: trendPage ? 'Show the trend with ' + (n === 1 ? 'it' : 'them') : 'Show it' });
         }
       })
       .catch(() => {});
