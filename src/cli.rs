@@ -200,7 +200,7 @@ pub struct Args {
     /// "unknown", name an address after the nearest symbol below it however far, leave the
     /// program's short-form map line unread, leave out --disasm's and --list's last
     /// instruction of a relocated routine, list no routine of a stripped file from its
-    /// separate debug file
+    /// separate debug file and give none of its inlined frames
     #[arg(long = "pprof_quirks")]
     pub pprof_quirks: bool,
     /// Where --disasm finds objdump: path prefixes and tool:path entries, comma separated

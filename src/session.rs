@@ -120,6 +120,7 @@ impl LoadOptions {
             binutils_inline_names: self.pprof_quirks,
             nearest_symbol: self.pprof_quirks,
             pprof_routines_only: self.pprof_quirks,
+            pprof_inlines_by_fini: self.pprof_quirks,
             cache: self.cache.clone().map(symbolize::cache::Cache::new),
             symbols_input: false,
         }

@@ -627,6 +627,7 @@ impl Local {
         let jeprof = self.opts.jeprof;
         let w = self.opts.address_width;
         let nearest_symbol = self.opts.nearest_symbol;
+        let by_fini = self.opts.pprof_inlines_by_fini;
         let Some(img) = self.image(&image_path, warnings) else {
             return;
         };
@@ -688,7 +689,7 @@ impl Local {
             nm
         };
         drop(vmas);
-        let inlines = nm.fini.is_some();
+        let inlines = !by_fini || nm.fini.is_some();
         table.reserve(pcs.len(), pcs.len());
         let lookup = |pc: u64| {
             let vma = vma_of(pc);
@@ -1248,6 +1249,7 @@ impl Local {
                 o.jeprof,
                 o.binutils_inline_names,
                 o.nearest_symbol,
+                o.pprof_inlines_by_fini,
             ] {
                 key.u64(u64::from(flag));
             }
@@ -1896,6 +1898,7 @@ impl Local {
         let jeprof = self.opts.jeprof;
         let nearest = self.opts.nearest_symbol;
         let pprof_routines_only = self.opts.pprof_routines_only;
+        let by_fini = self.opts.pprof_inlines_by_fini;
         let mut out = Vec::new();
         for lib in &libs {
             let image_path = Self::debugging_library(&lib.path).unwrap_or_else(|| lib.path.clone());
@@ -1964,7 +1967,7 @@ impl Local {
                 continue;
             }
             let a2l = Addr2Line::new(&img.elf, img.dwarf.as_deref());
-            let inlines = nm.fini.is_some();
+            let inlines = !by_fini || nm.fini.is_some();
             for r in chosen {
                 // Ctrl-C in the shell: the routines looked up so far are returned, and the
                 // report that writes them stops (`crate::cancel`).

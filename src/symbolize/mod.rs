@@ -355,6 +355,12 @@ pub struct Options {
     /// `--list` and `--disasm` look for routines only in the symbol tables pprof's `nm`
     /// reads (`--pprof_quirks`): not in a stripped file's separate debug file.
     pub pprof_routines_only: bool,
+    /// Inlined frames only for files in whose symbol table pprof's `nm` finds `_fini`
+    /// (`--pprof_quirks`): pprof separates addr2line's answers with that address and, without
+    /// it, asks for the innermost function alone. A stripped file's `.dynsym` has no `_fini`,
+    /// so its inlined code loses the functions it was inlined into, even when its separate
+    /// debug file names them.
+    pub pprof_inlines_by_fini: bool,
     /// Where what was resolved is kept across runs ([`cache`]); `None`: not kept.
     pub cache: Option<cache::Cache>,
     /// The addresses are `--symbols`' input, not a profile's: warnings speak of it.

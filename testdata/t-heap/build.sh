@@ -34,4 +34,17 @@ heap_refs google-pprof theap theap.growth
 # --list with names that have no overloads: pprof orders same-named routines by hash
 ref google-pprof theap.heapv2 list-some theap '--list=one_round|grow|raster'
 ref google-pprof theap.heapv2 disasm-some theap '--disasm=one_round|grow|raster'
+
+# A copy stripped as distributions and production builds ship programs, its symbols and
+# DWARF in a separate file found through its .gnu_debuglink, and the last dump with its map
+# naming that copy (the profile it would have written): google-pprof's nm finds no _fini
+# in the stripped file, so it names inlined code after the innermost function alone.
+objcopy --only-keep-debug theap theap-stripped.debug
+objcopy --strip-all theap theap-stripped.tmp
+objcopy --add-gnu-debuglink=theap-stripped.debug theap-stripped.tmp theap-stripped
+rm theap-stripped.tmp
+sed 's#/t-heap/theap$#/t-heap/theap-stripped#' theap.hprof.0003.heap > theap-stripped.0003.heap
+ref google-pprof theap-stripped.0003.heap text theap-stripped --text
+ref google-pprof theap-stripped.0003.heap text-lines theap-stripped --text --lines
+ref google-pprof theap-stripped.0003.heap text-cum theap-stripped --text --cum
 finish_case theap.cc
