@@ -43,7 +43,7 @@ Exit status: 0 on success, 1 when an input or the command line is refused, 2 whe
 
 Environment:
   RPPROF_NO_CACHE=1       neither read nor write the symbol cache (as --no_cache)
-  RPPROF_CACHE_MAX_MB     the symbol cache's size cap (512)
+  RPPROF_CACHE_MAX_MB     the symbol cache's size cap in MiB (512)
   XDG_CACHE_HOME          the symbol cache is $XDG_CACHE_HOME/rpprof (~/.cache/rpprof)
   XDG_STATE_HOME          the shell's history is $XDG_STATE_HOME/rpprof (~/.local/state/rpprof)
   PPROF_TMPDIR            where fetched profiles are saved (~/pprof)

@@ -448,7 +448,7 @@ pub fn cache_command(clear: bool, list: bool, out: &mut dyn Write) -> Result<()>
     let cache = Cache::new(dir.clone());
     let mb = |b: u64| format!("{:.1} MiB", b as f64 / 1048576.0);
     if clear {
-        let (n, bytes) = cache.clear().map_err(|e| Error::io(&dir, e))?;
+        let (n, bytes, failed) = cache.clear().map_err(|e| Error::io(&dir, e))?;
         writeln!(
             out,
             "Removed {n} {} ({}) from {}",
@@ -457,9 +457,12 @@ pub fn cache_command(clear: bool, list: bool, out: &mut dyn Write) -> Result<()>
             dir.display()
         )
         .map_err(io_err)?;
+        if let Some((path, e)) = failed.into_iter().next() {
+            return Err(Error::io(&path, e));
+        }
     }
     if list {
-        let entries = cache.list();
+        let entries = cache.list().map_err(|e| Error::io(&dir, e))?;
         let total: u64 = entries.iter().map(|e| e.1).sum();
         writeln!(
             out,

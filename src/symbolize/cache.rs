@@ -50,15 +50,28 @@ pub fn default_dir() -> Option<PathBuf> {
     Some(base.join("rpprof"))
 }
 
-/// True when the environment turns the cache off (`RPPROF_NO_CACHE` set to anything but
-/// empty or `0`).
+/// True when the environment turns the cache off: `RPPROF_NO_CACHE` set to anything but
+/// empty, `0`, `no`, `false` or `off` (in any case).
 pub fn disabled_by_env() -> bool {
-    std::env::var_os("RPPROF_NO_CACHE").is_some_and(|v| !v.is_empty() && v != "0")
+    std::env::var_os("RPPROF_NO_CACHE").is_some_and(|v| switched_on(&v))
+}
+
+/// True for a switch's value that says yes: anything but empty, `0`, `no`, `false` or
+/// `off` (in any case, blanks around it ignored).
+fn switched_on(v: &std::ffi::OsStr) -> bool {
+    let v = v.to_string_lossy();
+    let v = v.trim();
+    !(v.is_empty()
+        || ["0", "no", "false", "off"]
+            .iter()
+            .any(|n| v.eq_ignore_ascii_case(n)))
 }
 
 /// How a file is told apart from its next build, or from itself changed in place: its size
 /// and modification time, with its GNU build id when it has one (a copy that keeps the
-/// time, `cp -p`, is then the same file), else with its inode and device.
+/// time, `cp -p`, is then the same file), else with its inode, device and status change
+/// time (which a write in place that sets the modification time back, `rsync --inplace
+/// -t`, still moves).
 pub fn identity(path: &Path, build_id: Option<&[u8]>) -> Vec<u8> {
     let mut w = Writer::default();
     let Ok(m) = std::fs::metadata(path) else {
@@ -85,6 +98,8 @@ pub fn identity(path: &Path, build_id: Option<&[u8]>) -> Vec<u8> {
                 use std::os::unix::fs::MetadataExt;
                 w.u64(m.ino());
                 w.u64(m.dev());
+                w.u64(m.ctime() as u64);
+                w.u64(m.ctime_nsec() as u64);
             }
         }
     }
@@ -267,8 +282,9 @@ impl Cache {
     pub fn new(dir: PathBuf) -> Cache {
         let max_bytes = std::env::var("RPPROF_CACHE_MAX_MB")
             .ok()
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .map_or(DEFAULT_MAX_BYTES, |mb| mb.saturating_mul(1 << 20));
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .filter(|mb| mb.is_finite() && *mb >= 0.0)
+            .map_or(DEFAULT_MAX_BYTES, |mb| (mb * 1048576.0) as u64);
         Cache { dir, max_bytes }
     }
 
@@ -331,6 +347,14 @@ impl Cache {
         let bytes: u64 = parts.iter().map(|p| p.len() as u64).sum();
         let name = key.file_name();
         let path = self.dir.join(&name);
+        // Kept, it would be the last entry removed, after every other.
+        if bytes > self.max_bytes {
+            return Err(format!(
+                "Warning: the symbol cache entry {} ({bytes} bytes) is larger than the cache's limit ({} bytes); not kept",
+                path.display(),
+                self.max_bytes
+            ));
+        }
         let tmp = self.dir.join(format!(".{name}.{}.tmp", std::process::id()));
         let write = || -> std::io::Result<()> {
             std::fs::create_dir_all(&self.dir)?;
@@ -378,9 +402,17 @@ impl Cache {
         }
     }
 
-    /// The entries: (path, size, last used, file, number of addresses), newest first.
-    pub fn list(&self) -> Vec<(PathBuf, u64, SystemTime, String, u64)> {
-        self.files()
+    /// The entries: (path, size, last used, file, number of addresses), newest first. `Err`
+    /// when the folder cannot be read (a missing folder holds no entry).
+    #[allow(clippy::type_complexity)]
+    pub fn list(&self) -> std::io::Result<Vec<(PathBuf, u64, SystemTime, String, u64)>> {
+        if let Err(e) = std::fs::read_dir(&self.dir)
+            && e.kind() != std::io::ErrorKind::NotFound
+        {
+            return Err(e);
+        }
+        Ok(self
+            .files()
             .into_iter()
             .map(|(p, len, used)| {
                 // Only the first bytes: what the entry is for.
@@ -392,10 +424,10 @@ impl Cache {
                     .and_then(|_| std::fs::File::open(&p).ok())
                     .and_then(|f| f.take(1 << 16).read_to_end(&mut head).ok())
                     .and_then(|_| header(&head))
-                    .unwrap_or_else(|| ("(damaged)".to_string(), 0));
+                    .unwrap_or_else(|| (format!("(damaged: {})", p.display()), 0));
                 (p, len, used, file, n)
             })
-            .collect()
+            .collect())
     }
 
     /// The entries' files: (path, size, last used), newest first.
@@ -416,13 +448,17 @@ impl Cache {
         out
     }
 
-    /// Removes every entry; returns how many and their bytes.
-    pub fn clear(&self) -> std::io::Result<(usize, u64)> {
+    /// Removes every entry it can: returns how many and their bytes, and the entries that
+    /// could not be removed with why. `Err` when the folder cannot be read (a missing folder
+    /// holds no entry). A file gone meanwhile (another run's) is no failure.
+    #[allow(clippy::type_complexity)]
+    pub fn clear(&self) -> std::io::Result<(usize, u64, Vec<(PathBuf, std::io::Error)>)> {
         let mut n = 0;
         let mut bytes = 0;
+        let mut failed = Vec::new();
         let rd = match std::fs::read_dir(&self.dir) {
             Ok(rd) => rd,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((0, 0)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((0, 0, failed)),
             Err(e) => return Err(e),
         };
         for e in rd.flatten() {
@@ -431,14 +467,20 @@ impl Cache {
             let name = name.to_string_lossy();
             let entry = p.extension().is_some_and(|x| x == EXT);
             if entry || (name.starts_with('.') && name.ends_with(".tmp")) || name == LEDGER {
-                if entry {
-                    bytes += e.metadata().map_or(0, |m| m.len());
-                    n += 1;
+                let len = e.metadata().map_or(0, |m| m.len());
+                // (A folder in an entry's place is no entry of rpprof's: named, not removed.)
+                match std::fs::remove_file(&p) {
+                    Ok(()) if entry => {
+                        bytes += len;
+                        n += 1;
+                    }
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => failed.push((p, e)),
                 }
-                std::fs::remove_file(&p)?;
             }
         }
-        Ok((n, bytes))
+        Ok((n, bytes, failed))
     }
 
     /// Lists the folder and, when it is over its limit, removes the least recently used
@@ -1026,14 +1068,14 @@ mod tests {
             Found::Hit(_) => panic!("a pipe read as an entry"),
             Found::Miss => panic!("a pipe taken for no entry"),
         }
-        assert_eq!(cache.list()[0].3, "(damaged)");
+        assert!(cache.list().unwrap()[0].3.starts_with("(damaged: /"));
         // Written again (the pipe replaced), and the ledger is let be.
         cache.put(&key, &entry.answers()).unwrap();
         assert!(matches!(cache.get(&key), Found::Hit(_)));
         std::fs::remove_file(&entry_path).unwrap();
         std::os::unix::fs::symlink("/dev/zero", &entry_path).unwrap();
         assert!(matches!(cache.get(&key), Found::Bad(_)));
-        assert_eq!(cache.list()[0].3, "(damaged)");
+        assert!(cache.list().unwrap()[0].3.starts_with("(damaged: /"));
         let _ = std::fs::remove_dir_all(&d);
     }
 
@@ -1067,6 +1109,15 @@ mod tests {
         at(&p, 1000);
         assert_ne!(identity(&p, Some(b"abcd")), built);
         assert_ne!(identity(&d.join("absent"), None), plain);
+        // Written in place with its size and time kept (`rsync --inplace -t`): another
+        // file when it has no build id (its status change time moved).
+        std::fs::write(&p, b"0123").unwrap();
+        at(&p, 1000);
+        let before = identity(&p, None);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::write(&p, b"4567").unwrap();
+        at(&p, 1000);
+        assert_ne!(identity(&p, None), before);
         let _ = std::fs::remove_dir_all(&d);
     }
 
@@ -1105,7 +1156,61 @@ mod tests {
             .map(|k| matches!(cache.get(k), Found::Hit(_)))
             .collect();
         assert_eq!(left, [false, true, true]);
+        // An entry larger than the cap is not kept (it would be the last removed, after
+        // every other), and the others stay.
+        let small = Cache {
+            max_bytes: one - 1,
+            ..cache.clone()
+        };
+        let mut k = Key::new(Path::new("/bin/prog"), b"id");
+        k.u64(9);
+        k.addresses(&[0x10, 0x20, 0x30]);
+        let why = small.put(&k, &entry.answers()).unwrap_err();
+        assert!(why.contains("larger than the cache's limit"), "{why}");
+        assert!(matches!(small.get(&k), Found::Miss));
+        assert!(matches!(small.get(&keys[2]), Found::Hit(_)));
         let _ = std::fs::remove_dir_all(&d);
+    }
+
+    /// `--cache_clear` removes every entry it can, names one it cannot (a folder in an
+    /// entry's place), and takes a file gone meanwhile for removed; a folder that cannot
+    /// be listed is an error for `--cache_list` too, a missing one no entry.
+    #[test]
+    fn clearing_goes_past_what_it_cannot_remove() {
+        let d = std::env::temp_dir().join(format!("rpprof-cache-clear-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        let cache = Cache {
+            dir: d.clone(),
+            max_bytes: 1 << 30,
+        };
+        assert_eq!(cache.list().unwrap().len(), 0);
+        assert_eq!(cache.clear().unwrap().0, 0);
+        let (key, entry) = sample();
+        cache.put(&key, &entry.answers()).unwrap();
+        let mut k = Key::new(Path::new("/bin/prog"), b"id");
+        k.u64(7);
+        std::fs::create_dir_all(d.join(k.file_name())).unwrap();
+        let (n, bytes, failed) = cache.clear().unwrap();
+        assert_eq!((n, failed.len()), (1, 1));
+        assert!(bytes > 0);
+        assert_eq!(failed[0].0, d.join(k.file_name()));
+        assert!(matches!(cache.get(&key), Found::Miss));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::write(&d, b"a file where the folder should be").unwrap();
+        assert!(cache.list().is_err());
+        assert!(cache.clear().is_err());
+        let _ = std::fs::remove_file(&d);
+    }
+
+    /// `RPPROF_NO_CACHE`'s values that say no leave the cache on.
+    #[test]
+    fn switch_values() {
+        for v in ["", "0", "no", "NO", "false", "False", "off", " 0 "] {
+            assert!(!switched_on(std::ffi::OsStr::new(v)), "{v:?}");
+        }
+        for v in ["1", "yes", "true", "on", "anything"] {
+            assert!(switched_on(std::ffi::OsStr::new(v)), "{v:?}");
+        }
     }
 
     /// A write lists the folder only when the ledger says it is past its limit or cannot
