@@ -510,6 +510,42 @@ fn unnamed_code_in_a_file_with_dwarf_is_not_blamed_on_stripping() {
     );
 }
 
+/// A file with neither symbols nor debug information (t-stripped's `tstrip` without the
+/// `tstrip.debug` its link names): its addresses print as `tstrip+0x<address in the file>`,
+/// one row each, as the warning says; google-pprof (and `--pprof_quirks`) prints each as
+/// `?? ??:0`, rows that cannot be told apart and that `--collapsed` merges.
+#[test]
+fn a_file_without_symbols_names_its_addresses_by_the_file() {
+    let d = common::empty_dir("file-without-symbols");
+    let src = common::root().join("testdata").join("t-stripped");
+    for f in ["tstrip", "tstrip.prof"] {
+        // (Test code: the copies of two test-data files.)
+        std::fs::copy(src.join(f), d.join(f)).unwrap();
+    }
+    let out = common::rpprof(&d, &["--text", "./tstrip", "tstrip.prof"]);
+    let (text, err) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("./tstrip: no symbol table and no debug information: its 49 addresses print as tstrip+0x<address in the file>; install"),
+        "{err}"
+    );
+    assert!(text.contains("% tstrip+0x14e8\n"), "{text}");
+    assert!(!text.contains("??"), "{text}");
+    let out = common::rpprof(&d, &["--pprof_quirks", "--text", "./tstrip", "tstrip.prof"]);
+    let (text, err) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(text.contains("13.9% ?? ??:0\n"), "{text}");
+    assert!(
+        err.contains("its 49 addresses have no name (`??`)"),
+        "{err}"
+    );
+}
+
 /// Item 3: a CPU profile whose process ran out of file space (ulimit -f 16: the file ends at
 /// byte 16384, inside a record) is read up to the last complete record, with a warning giving
 /// the byte of the cut.

@@ -826,8 +826,14 @@ impl Local {
         let debug = "install its debug symbols (Debian: the -dbgsym or -dbg package, under /usr/lib/debug) or use an unstripped build";
         if nm_empty && !has_dwarf {
             let what = plural(unnamed.len(), "address", "addresses");
+            let shown = if self.opts.nearest_symbol {
+                "have no name (`??`)".to_string()
+            } else {
+                let name = lib.path.file_name().unwrap_or_default().to_string_lossy();
+                format!("print as {name}+0x<address in the file>")
+            };
             warnings.push(format!(
-                "Warning: {}: no symbol table and no debug information: its {what} print as hex; {debug}",
+                "Warning: {}: no symbol table and no debug information: its {what} {shown}; {debug}",
                 lib.path.display()
             ));
         } else {
@@ -959,7 +965,13 @@ impl Namer<'_> {
         let (keep, w) = (self.keep, self.width);
         let hex: Arc<str>;
         let nms: Option<(&Arc<str>, &Arc<str>)> = if self.nm.is_empty() {
-            None
+            // A file without symbols: its addresses are held by none (pprof: `??`).
+            if self.extents.is_some() {
+                hex = outside_name(&self.file_name, vma);
+                Some((&hex, &hex))
+            } else {
+                None
+            }
         } else {
             Some(match self.nm.lookup(vma) {
                 Some(r) if self.extents.is_none_or(|u| r.holds(vma, u)) => {
