@@ -66,7 +66,13 @@ fn answers_of(asked: Answers, binutils_inline_names: bool, only_asked: bool) -> 
         asked.sort_unstable();
         asked.dedup();
         let wanted = only_asked.then(|| std::sync::Arc::from(asked));
-        let dw = dwarf::load_for(&elf, binutils_inline_names, wanted, &mut warnings);
+        let dw = dwarf::load_for(
+            &elf,
+            binutils_inline_names,
+            wanted,
+            &mut None,
+            &mut warnings,
+        );
         let a2l = Addr2Line::new(&elf, dw.as_deref());
         let got = rows
             .iter()
@@ -179,7 +185,13 @@ fn alone(
     let path = common::root().join("testdata").join(file);
     let elf = Elf::open(Path::new(&path)).expect("open testdata ELF file");
     let wanted = only_asked.then(|| std::sync::Arc::from(vec![vma]));
-    let dw = dwarf::load_for(&elf, binutils_inline_names, wanted, &mut Vec::new());
+    let dw = dwarf::load_for(
+        &elf,
+        binutils_inline_names,
+        wanted,
+        &mut None,
+        &mut Vec::new(),
+    );
     Addr2Line::new(&elf, dw.as_deref())
         .lookup(vma, true)
         .into_iter()
@@ -473,7 +485,7 @@ fn a_missing_or_foreign_dwz_file_is_said() {
         }
         let elf = Elf::open(&dir.join("tdwz")).unwrap();
         let mut warnings = Vec::new();
-        let dw = dwarf::load_for(&elf, true, None, &mut warnings);
+        let dw = dwarf::load_for(&elf, true, None, &mut None, &mut warnings);
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(
             warnings[0].contains("its DWARF shares entries with the file tdwz.dwz")
@@ -530,7 +542,7 @@ fn a_split_dwarf_program_answers_as_its_plain_build() {
 fn a_split_dwarf_program_without_its_dwo_files_says_so() {
     let elf = Elf::open(&common::root().join("testdata/t-split/tsplit-moved")).unwrap();
     let mut warnings = Vec::new();
-    let dw = dwarf::load_for(&elf, false, None, &mut warnings);
+    let dw = dwarf::load_for(&elf, false, None, &mut None, &mut warnings);
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(
         warnings[0].contains(
@@ -568,7 +580,7 @@ fn a_split_dwarf_program_answers_from_its_dwp_package() {
     let path = common::root().join("testdata/t-split/tsplit-packed");
     let elf = Elf::open(&path).unwrap();
     let mut warnings = Vec::new();
-    dwarf::load_for(&elf, false, None, &mut warnings);
+    dwarf::load_for(&elf, false, None, &mut None, &mut warnings);
     assert!(warnings.is_empty(), "{warnings:?}");
     assert!(
         dwarf::dependency_candidates(&elf)
@@ -595,7 +607,7 @@ fn a_damaged_dwz_file_is_said() {
     std::fs::write(dir.join("tdwz.dwz"), bytes).unwrap();
     let elf = Elf::open(&dir.join("tdwz")).unwrap();
     let mut warnings = Vec::new();
-    dwarf::load_for(&elf, true, None, &mut warnings);
+    dwarf::load_for(&elf, true, None, &mut None, &mut warnings);
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(
         warnings[0].contains(
@@ -690,7 +702,7 @@ fn discarded_functions_do_not_cover_live_code() {
         assert!(checked > 100, "{file}: only {checked} addresses checked");
         // The unit discarded whole (gcdead.c, the first) is not read for them: its range
         // starts at 0 (DWARF 5; in DWARF 4 its ranges' entries are empty, at 1).
-        let dw = dwarf::load_for(&elf, false, None, &mut Vec::new()).expect(file);
+        let dw = dwarf::load_for(&elf, false, None, &mut None, &mut Vec::new()).expect(file);
         let lookup = Addr2Line::new(&elf, Some(&*dw));
         for sym in elf.symtab().iter().filter(|s| elf.sym_name(s) == b"hot") {
             for vma in sym.value..sym.value + sym.size {
@@ -705,7 +717,7 @@ fn discarded_functions_do_not_cover_live_code() {
 /// The names of every frame of every address of the functions in `file`'s symbol table.
 fn frame_names(file: &str) -> std::collections::BTreeSet<String> {
     let elf = Elf::open(&common::root().join("testdata").join(file)).expect(file);
-    let dw = dwarf::load_for(&elf, false, None, &mut Vec::new()).expect(file);
+    let dw = dwarf::load_for(&elf, false, None, &mut None, &mut Vec::new()).expect(file);
     let lookup = Addr2Line::new(&elf, Some(&*dw));
     let mut names = std::collections::BTreeSet::new();
     for sym in elf.symtab() {

@@ -546,6 +546,34 @@ fn a_file_without_symbols_names_its_addresses_by_the_file() {
     );
 }
 
+/// A stripped program whose separate debug file has no DWARF (a build without -g, its
+/// symbols kept by `objcopy --only-keep-debug`; here t-stripped's `tstrip.debug` with its
+/// `.debug_info` renamed, and the program's `.gnu_debuglink` checksum made to fit): its
+/// addresses are named from the debug file's symbol table. binutils reads only a debug
+/// file's DWARF, so google-pprof (and `--pprof_quirks`) prints `?? ??:0`.
+#[test]
+fn a_debug_file_without_dwarf_names_by_its_symbols() {
+    let d = common::empty_dir("debug-file-without-dwarf");
+    let src = common::root().join("testdata").join("t-stripped");
+    // (Test code: reading and writing copies of test-data files.)
+    let debug = std::fs::read(src.join("tstrip.debug")).unwrap();
+    let renamed = common::replace_bytes(&debug, b".debug_info\0", b".xebug_info\0");
+    assert_ne!(renamed, debug);
+    let program = std::fs::read(src.join("tstrip")).unwrap();
+    let (old, new) = (crc32fast::hash(&debug), crc32fast::hash(&renamed));
+    let program = common::replace_bytes(&program, &old.to_le_bytes(), &new.to_le_bytes());
+    std::fs::write(d.join("tstrip.debug"), &renamed).unwrap();
+    std::fs::write(d.join("tstrip"), &program).unwrap();
+    std::fs::copy(src.join("tstrip.prof"), d.join("tstrip.prof")).unwrap();
+    let out = common::rpprof(&d, &["--text", "./tstrip", "tstrip.prof"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(text.contains("35.4% kmp_count\n"), "{text}");
+    let out = common::rpprof(&d, &["--pprof_quirks", "--text", "./tstrip", "tstrip.prof"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("kmp_count"), "{text}");
+}
+
 /// Item 3: a CPU profile whose process ran out of file space (ulimit -f 16: the file ends at
 /// byte 16384, inside a record) is read up to the last complete record, with a warning giving
 /// the byte of the cut.

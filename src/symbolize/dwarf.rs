@@ -503,15 +503,18 @@ pub fn load(
     binutils_inline_names: bool,
     warnings: &mut Vec<String>,
 ) -> Option<Box<dyn DwarfSource>> {
-    load_for(elf, binutils_inline_names, None, warnings)
+    load_for(elf, binutils_inline_names, None, &mut None, warnings)
 }
 
 /// [`load`] for lookups of the sorted file addresses `wanted` only (when given): units keep
-/// only what answers them, and other addresses get unspecified answers.
+/// only what answers them, and other addresses get unspecified answers. `names_from` gets
+/// the separate debug file of a file without DWARF when that file's DWARF cannot be used
+/// (it has none, or it cannot be read) but its symbol table can name the addresses.
 pub fn load_for(
     elf: &Elf,
     binutils_inline_names: bool,
     wanted: Option<Arc<[u64]>>,
+    names_from: &mut Option<Elf>,
     warnings: &mut Vec<String>,
 ) -> Option<Box<dyn DwarfSource>> {
     let (file, map, debug) = if elf.has_dwarf() {
@@ -523,7 +526,13 @@ pub fn load_for(
         };
         match Elf::open(&path) {
             Ok(dbg) if dbg.has_dwarf() => (path, dbg.data.clone(), Some(dbg)),
-            Ok(_) => return None,
+            Ok(dbg) => {
+                // (A debug file of a build without -g: its symbols alone.)
+                if !dbg.symtab().is_empty() {
+                    *names_from = Some(dbg);
+                }
+                return None;
+            }
             Err(e) => {
                 warnings.push(format!("Warning: {}: {e}", path.display()));
                 return None;
@@ -588,6 +597,7 @@ pub fn load_for(
                 "Warning: {}: cannot read its DWARF ({e}); using its symbol table",
                 file.display()
             ));
+            *names_from = debug.filter(|d| !d.symtab().is_empty());
             None
         }
     }

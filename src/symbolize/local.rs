@@ -64,6 +64,11 @@ pub enum Translate {
 struct Image {
     elf: Elf,
     nm: OnceLock<NmTable>,
+    /// The separate debug file whose symbol table names the addresses in place of the
+    /// file's own, when its DWARF cannot be used (a debug file of a build without -g, or
+    /// one whose DWARF cannot be read); not with `--pprof_quirks` (binutils reads a debug
+    /// file's DWARF only).
+    symbols: Option<Elf>,
     /// The symbol table of its separate debug file, for `--list` of a stripped file (made
     /// once: the shell lists again and again).
     debug_nm: OnceLock<Option<NmTable>>,
@@ -73,6 +78,12 @@ struct Image {
 }
 
 impl Image {
+    /// The symbol table that names the file's addresses (see [`Image::symbols`]).
+    fn nm_table(&self) -> &NmTable {
+        self.nm
+            .get_or_init(|| NmTable::new(self.symbols.as_ref().unwrap_or(&self.elf)))
+    }
+
     /// Opens the file at `path` (`elf`, or why it could not be opened) for lookups of the
     /// file addresses `wanted` (all when `None`); `None` with a warning when it is no ELF
     /// file or cannot be read.
@@ -84,13 +95,24 @@ impl Image {
         warnings: &mut Vec<String>,
     ) -> Option<Image> {
         match elf {
-            Ok(elf) => Some(Image {
-                partial: wanted.is_some(),
-                dwarf: super::dwarf::load_for(&elf, binutils_inline_names, wanted, warnings),
-                elf,
-                nm: OnceLock::new(),
-                debug_nm: OnceLock::new(),
-            }),
+            Ok(elf) => {
+                let mut symbols = None;
+                let dwarf = super::dwarf::load_for(
+                    &elf,
+                    binutils_inline_names,
+                    wanted.clone(),
+                    &mut symbols,
+                    warnings,
+                );
+                Some(Image {
+                    partial: wanted.is_some(),
+                    dwarf,
+                    elf,
+                    nm: OnceLock::new(),
+                    symbols: symbols.filter(|_| !binutils_inline_names),
+                    debug_nm: OnceLock::new(),
+                })
+            }
             Err(e) => {
                 let why = match &e {
                     OpenError::Io(_) => e.to_string(),
@@ -595,7 +617,7 @@ impl Local {
                 let mut warnings = Vec::new();
                 let img = Image::open(&file, elf, wanted, names, &mut warnings);
                 if let Some(img) = &img {
-                    img.nm.get_or_init(|| NmTable::new(&img.elf));
+                    img.nm_table();
                 }
                 (img, warnings)
             })
@@ -673,7 +695,8 @@ impl Local {
         };
         let vmas: Vec<u64> = pcs.iter().map(|&pc| vma_of(pc)).collect();
         // The symbol table is read alongside the DWARF units when there is much to do.
-        let (nm_cell, elf) = (&img.nm, &img.elf);
+        // (The cell and the file apart: the image's DWARF is not shared between threads.)
+        let (nm_cell, elf) = (&img.nm, img.symbols.as_ref().unwrap_or(&img.elf));
         let nm_table = move || nm_cell.get_or_init(|| NmTable::new(elf));
         let nm = if big {
             std::thread::scope(|s| {
@@ -1943,7 +1966,7 @@ impl Local {
             };
             let nm = match from_debug_file {
                 Some(t) => t,
-                None => img.nm.get_or_init(|| NmTable::new(&img.elf)),
+                None => img.nm_table(),
             };
             let mut chosen: Vec<&super::nm::Routine> = nm
                 .routines
