@@ -676,7 +676,7 @@ impl View {
                             .to_string()
                     }
                     Some(p) => format!(
-                        "no routine of {} with samples matches {:?}",
+                        "no routine of {} or of its libraries with samples matches \"{}\"",
                         p.display(),
                         re.as_str()
                     ),
@@ -698,7 +698,14 @@ impl View {
                         words.and_then(|c| c.ignore.as_deref()),
                     ],
                 );
-                msgs.extend_from_slice(format!("Warning: {name}: {why}{words}\n").as_bytes());
+                // (Routines are the symbols': an inlined function is none, and a library's
+                // DWARF can name a routine otherwise, `__printf` for `printf`.)
+                let hint = if program.is_some() {
+                    "; routines go by their symbols' names: an inlined function is no routine, and a library's symbols may name a function otherwise than the report does"
+                } else {
+                    ""
+                };
+                msgs.extend_from_slice(format!("Warning: {name}: {why}{words}{hint}\n").as_bytes());
             }
             timer.stage(err, what);
             return finish(&buf, &notes, &msgs, out, err);

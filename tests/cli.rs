@@ -356,7 +356,7 @@ fn an_empty_listing_says_why() {
         assert!(out.is_empty(), "{out}");
         assert!(
             err.contains(&format!(
-                "Warning: --{what}: no routine of ./theap with samples matches \"no_such_routine\""
+                "Warning: --{what}: no routine of ./theap or of its libraries with samples matches \"no_such_routine\""
             )),
             "{err}"
         );
@@ -394,7 +394,7 @@ fn a_listing_anchored_at_the_end_matches_short_names() {
     );
     assert_eq!((code, out.as_str()), (0, ""), "{err}");
     assert!(
-        err.contains("no routine of ./theap with samples matches \"^main$\""),
+        err.contains("no routine of ./theap or of its libraries with samples matches \"^main$\""),
         "{err}"
     );
     // The shell's list, the same.
@@ -510,7 +510,7 @@ fn routines_of_a_stripped_program_are_listed_from_its_debug_file() {
     );
     assert_eq!((code, out.as_str()), (0, ""), "{err}");
     assert!(
-        err.contains("no routine of ./tstrip with samples matches \"kmp\""),
+        err.contains("no routine of ./tstrip or of its libraries with samples matches \"kmp\""),
         "{err}"
     );
     if !common::have("objdump") {

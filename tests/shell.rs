@@ -1130,7 +1130,7 @@ fn append_callgrind_file_help_names_and_listing_warnings() {
     assert!(err.contains(") top [N] [--cum]"), "{err}");
     // The listing: the shell's command and its words, not the command line's option.
     assert!(
-        err.contains("Warning: list: no routine of ./theap with samples matches \".*\" in the stacks left by the ignore \".*\"\n"),
+        err.contains("Warning: list: no routine of ./theap or of its libraries with samples matches \".*\" in the stacks left by the ignore \".*\"; routines go by their symbols' names"),
         "{err}"
     );
     assert!(!err.contains("--list"), "{err}");

@@ -387,7 +387,7 @@ fn every_page_answers() {
     // Why there is nothing, on the page (not only among its messages).
     let why = none.find("Nothing to show for").expect(&none);
     assert!(
-        none[why..].contains("no routine of theap with samples matches"),
+        none[why..].contains("no routine of theap or of its libraries with samples matches"),
         "{none}"
     );
     let peek = page(&format!("peek?view={H3}&f=grow"));
@@ -498,7 +498,7 @@ fn the_top_pages_links_open_their_function() {
             ),
             None => assert!(
                 src.contains("Nothing to show for")
-                    && src.contains("no routine of theap with samples matches"),
+                    && src.contains("no routine of theap or of its libraries with samples matches"),
                 "{name}: {src}"
             ),
         }
@@ -1020,6 +1020,22 @@ fn bad_parameters_are_refused_with_one_line() {
             "Function: bad regular expression",
             r#"value="(""#,
         ),
+        // A refused value column or base: the profile's page without them.
+        (
+            "/ui/top?si=bogus&f=grow",
+            "si=bogus: this heap profile has inuse_objects",
+            r#"value="grow""#,
+        ),
+        (
+            "/ui/top?view=theap.growth&base=theap.hprof.0001.heap",
+            "cannot subtract a heap profile",
+            r#"value="theap.growth""#,
+        ),
+        (
+            "/ui/top?rows=99999999999999999999",
+            "rows=99999999999999999999: say a whole number or all (this one is too large)",
+            r#"value="theap.hprof.0001.heap""#,
+        ),
     ] {
         let a = get(&format!("{}{path}", s.url));
         assert_eq!(a.status, 400, "{path}");
@@ -1032,6 +1048,20 @@ fn bad_parameters_are_refused_with_one_line() {
         assert!(t.contains(field), "{path}: {t}");
     }
     refused(&s, "/ui/text?s=(", 400, "s: bad regular expression");
+    // Links of the page refused for its base or value column leave them out.
+    let t = get(&format!("{}/ui/top?si=bogus", s.url)).text();
+    assert!(!t.contains("si=bogus\""), "{t}");
+    // A profile against itself: shown alone, and said so.
+    let a = get(&format!("{}/ui/top?view={H1}&base={H1}", s.url));
+    assert_eq!(a.status, 200);
+    let t = a.text();
+    assert!(
+        t.contains(&format!(
+            "<div id=\"notice\">base={H1}: the profile viewed; shown without a base"
+        )),
+        "{t}"
+    );
+    assert!(!t.contains("Nothing to show"), "{t}");
     refused(&s, "/ui/text?f=%zz", 400, "bad percent-encoding");
     refused(&s, "/ui/text?f=%ff", 400, "not UTF-8");
     refused(&s, "/ui/nope", 404, "no page /ui/nope");
@@ -1059,7 +1089,20 @@ fn a_base_that_does_not_fit_gets_the_command_lines_refusal() {
     for page in ["text", "flamegraph", "top", "dot"] {
         let a = get(&format!("{}/ui/{page}?view=theap.growth&base={H1}", s.url));
         assert_eq!(a.status, 400, "{page}");
-        assert_eq!(a.text().trim_end(), want, "{page}");
+        let t = a.text();
+        // A plain form in one line; a page of the UI with its controls and the reason.
+        if t.starts_with("<!DOCTYPE html>") {
+            let why = want.trim_start_matches("rpprof: ");
+            assert!(
+                t.contains(&format!(
+                    "<div class=\"notice error\">{}",
+                    why.replace('\'', "&#39;")
+                )),
+                "{page}: {t}"
+            );
+        } else {
+            assert_eq!(t.trim_end(), want, "{page}");
+        }
     }
     // The Diff picker offers only the profiles that fit.
     let page = get(&format!("{}/ui/flamegraph?view={H3}", s.url)).text();
@@ -1071,12 +1114,12 @@ fn a_base_that_does_not_fit_gets_the_command_lines_refusal() {
         !diff.contains(&format!("value=\"{H3}\"")),
         "not itself: {diff}"
     );
-    // ... unless the URL asks for it: then it is shown chosen, as the page says (Apply
-    // dropped the base).
+    // ... and a URL that asks for it gets the profile alone, as its notice says.
     let page = get(&format!("{}/ui/top?view={H3}&base={H3}", s.url)).text();
     let diff = &page[page.find("id=\"base-picker\"").unwrap()..];
     let diff = &diff[..diff.find("</select>").unwrap()];
-    assert!(diff.contains(&format!("value=\"{H3}\" selected")), "{diff}");
+    assert!(!diff.contains(&format!("value=\"{H3}\"")), "{diff}");
+    assert!(page.contains("the profile viewed; shown without a base"), "{page}");
 }
 
 /// `--base` on the command line holds for a page whose URL has no parameters, as

@@ -397,12 +397,12 @@ impl Ui {
         let rows = match q.get("rows") {
             None => Some(TOP_ROWS),
             Some("all") => None,
-            Some(n) => Some(
-                n.parse()
-                    .ok()
-                    .filter(|&n: &usize| n > 0)
-                    .ok_or_else(|| Refusal::bad(format!("rows={n}: say a whole number or all")))?,
-            ),
+            Some(n) => Some(n.parse().ok().filter(|&n: &usize| n > 0).ok_or_else(|| {
+                Refusal::bad(format!(
+                    "rows={n}: say a whole number or all{}",
+                    too_large(n)
+                ))
+            })?),
         };
         let snap = self.history.current();
         let find = |k: &str| -> std::result::Result<Option<usize>, Refusal> {
@@ -480,6 +480,18 @@ impl Ui {
                 .filter(|&b| b != view),
             (base, _) => base,
         };
+        // A profile against itself is all zeros: shown alone, and said so.
+        let mut notice = None;
+        let base = match base {
+            Some(b) if b == view => {
+                notice = Some(format!(
+                    "base={}: the profile viewed; shown without a base",
+                    snap.entries[b].name
+                ));
+                None
+            }
+            b => b,
+        };
         if !bare {
             v.cum = false;
             v.focus = None;
@@ -495,10 +507,12 @@ impl Ui {
             };
         }
         if let Some(n) = q.get("n") {
-            v.graph.nodecount =
-                n.parse().ok().filter(|&k: &i64| k >= 0).ok_or_else(|| {
-                    Refusal::bad(format!("n={n}: not a whole number (0 or more)"))
-                })?;
+            v.graph.nodecount = n.parse().ok().filter(|&k: &i64| k >= 0).ok_or_else(|| {
+                Refusal::bad(format!(
+                    "n={n}: not a whole number (0 or more){}",
+                    too_large(n)
+                ))
+            })?;
         }
         for (k, field) in [("nf", 0), ("ef", 1)] {
             if let Some(x) = q.get(k) {
@@ -526,7 +540,10 @@ impl Ui {
                 None => Some(LISTED_ROUTINES),
                 Some("all") => None,
                 Some(n) => Some(n.parse().ok().filter(|&n: &usize| n > 0).ok_or_else(|| {
-                    Refusal::bad(format!("routines={n}: say a whole number or all"))
+                    Refusal::bad(format!(
+                        "routines={n}: say a whole number or all{}",
+                        too_large(n)
+                    ))
                 })?),
             };
         } else {
@@ -557,6 +574,9 @@ impl Ui {
         // A bare URL shows the command line's choices: written into the parameters, so that
         // the page's links (and its address, reloaded or shared) show the same.
         let mut q = q;
+        if notice.is_some() {
+            q.0.retain(|(k, _)| k != "base");
+        }
         let mut filled = false;
         // (Not on a routine page, whose `f` names the routines: the command line's focus
         // could not be written, and its links stay bare so that the other pages keep it.)
@@ -583,7 +603,7 @@ impl Ui {
             sub: Some(sub),
             rows,
             filled,
-            notice: None,
+            notice,
         })
     }
 
@@ -1001,8 +1021,18 @@ pub fn serve(opts: &Options, err: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
+/// Why a number's digits were refused when they are digits: ` (this one is too large)`.
+fn too_large(n: &str) -> &'static str {
+    if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) {
+        " (this one is too large)"
+    } else {
+        ""
+    }
+}
+
 // unwrap here only in tests, on constant texts (no input reaches them): a failure is the
 // test failing.
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -664,9 +664,29 @@ fn refused_page(ui: &Ui, page: &str, req: &Request, routine_page: bool, r: &Refu
         .cloned()
         .collect();
     let plain = Query(picks.clone()).encode();
+    let mut typed = typed;
     let sel = match ui.select(&plain, routine_page) {
         Ok(s) if picks.len() < typed.0.len() => s,
-        _ => return r.response(),
+        Ok(_) => return r.response(),
+        // The value column or the base is what is refused (`si=bogus`, a base of another
+        // kind): the profile's page without them, the other parameters kept.
+        Err(_) => {
+            let view = Query(
+                typed
+                    .0
+                    .iter()
+                    .filter(|(k, _)| k == "view")
+                    .cloned()
+                    .collect(),
+            );
+            match ui.select(&view.encode(), routine_page) {
+                Ok(s) => {
+                    typed.0.retain(|(k, _)| k != "si" && k != "base");
+                    s
+                }
+                Err(_) => return r.response(),
+            }
+        }
     };
     let sel = Selected {
         q: typed,
