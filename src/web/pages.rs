@@ -229,27 +229,28 @@ fn header(ui: &Ui, sel: &Selected, page: &str, msgs: &str) -> String {
     if page == "trend" {
         h.push_str("<label title=\"the trend compares every dump of the series: the other pages diff two\">Diff <select name=\"base\" id=\"base-picker\" disabled><option value=\"\">&lt;none&gt;</option>");
     } else {
-        h.push_str("<label>Diff <select name=\"base\" id=\"base-picker\"><option value=\"\">&lt;none&gt;</option>");
-    }
-    if let (Some(s), Some(v), false) = (sel.session(), snap.entries.get(sel.view), page == "trend")
-    {
-        for (i, e) in snap.entries.iter().enumerate() {
-            // Not itself (all zeros), unless the URL asks for it: then shown chosen, as the
-            // page's header says.
-            if i == sel.view && sel.base != Some(i) {
-                continue;
+        let mut options = String::new();
+        if let (Some(s), Some(v)) = (sel.session(), snap.entries.get(sel.view)) {
+            for (i, e) in snap.entries.iter().enumerate() {
+                // Not itself (all zeros: a URL asking for it gets the profile alone), and
+                // only the profiles that can be subtracted from this one.
+                if i == sel.view || s.check_pair(v.index, e.index, true, sel.v.value).is_err() {
+                    continue;
+                }
+                let selected = if Some(i) == sel.base { " selected" } else { "" };
+                let _ = write!(
+                    options,
+                    "<option value=\"{}\"{selected}>{}</option>",
+                    esc(&e.name),
+                    label(e.index, &e.name)
+                );
             }
-            // Only the profiles that can be subtracted from this one.
-            if s.check_pair(v.index, e.index, true, sel.v.value).is_err() {
-                continue;
-            }
-            let selected = if Some(i) == sel.base { " selected" } else { "" };
-            let _ = write!(
-                h,
-                "<option value=\"{}\"{selected}>{}</option>",
-                esc(&e.name),
-                label(e.index, &e.name)
-            );
+        }
+        if options.is_empty() {
+            h.push_str("<label title=\"no other profile of this kind to compare with\">Diff <select name=\"base\" id=\"base-picker\" disabled><option value=\"\">&lt;none&gt;</option>");
+        } else {
+            h.push_str("<label>Diff <select name=\"base\" id=\"base-picker\"><option value=\"\">&lt;none&gt;</option>");
+            h.push_str(&options);
         }
     }
     h.push_str("</select></label>");

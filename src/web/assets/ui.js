@@ -184,11 +184,13 @@
           o.textContent = p.name;
           o.dataset.kind = p.kind;
           place(viewPicker, o);
-          if (basePicker && !basePicker.disabled && p.diff) {
+          // (Off on a trend page; off and empty elsewhere until a profile fits.)
+          if (basePicker && (!basePicker.disabled || !trendPage) && p.diff) {
             const b = document.createElement('option');
             b.value = p.name;
             b.textContent = p.name;
             place(basePicker, b);
+            basePicker.disabled = false;
           }
         }
         if (fresh.length > 0) {
