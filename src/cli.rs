@@ -200,7 +200,8 @@ pub struct Args {
     /// "unknown", name an address after the nearest symbol below it however far, leave the
     /// program's short-form map line unread, leave out --disasm's and --list's last
     /// instruction of a relocated routine, list no routine of a stripped file from its
-    /// separate debug file and give none of its inlined frames
+    /// separate debug file, and give no inlined frames in a file whose symbols have no
+    /// _fini (a stripped file)
     #[arg(long = "pprof_quirks")]
     pub pprof_quirks: bool,
     /// Where --disasm finds objdump: path prefixes and tool:path entries, comma separated

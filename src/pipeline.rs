@@ -457,7 +457,18 @@ pub fn cache_command(clear: bool, list: bool, out: &mut dyn Write) -> Result<()>
             dir.display()
         )
         .map_err(io_err)?;
+        let more = failed.len().saturating_sub(1);
         if let Some((path, e)) = failed.into_iter().next() {
+            let e = match more {
+                0 => e,
+                n => std::io::Error::new(
+                    e.kind(),
+                    format!(
+                        "{}; and {n} more could not be removed",
+                        crate::error::io_text(&e)
+                    ),
+                ),
+            };
             return Err(Error::io(&path, e));
         }
     }

@@ -505,6 +505,17 @@ impl View {
             // The addresses placed as they were named (every profile's map).
             let map = crate::session::merged_map(s.profiles.iter().map(|l| &l.profile));
             let mut local = program.map(|p| Local::new(p, &map, &s.sym_opts));
+            // Libraries besides the program: more than one file of code mapped.
+            let with_libraries = {
+                let mut files: Vec<&str> = map
+                    .iter()
+                    .filter(|m| m.executable() && m.path.starts_with('/'))
+                    .map(|m| m.path.as_str())
+                    .collect();
+                files.sort_unstable();
+                files.dedup();
+                files.len() > 1
+            };
             let mut msgs: Vec<u8> = Vec::new();
             let mut listed_any = false;
             // Each part's lines before its listing (the shell's words), values and routines.
@@ -676,8 +687,13 @@ impl View {
                             .to_string()
                     }
                     Some(p) => format!(
-                        "no routine of {} or of its libraries with samples matches \"{}\"",
+                        "no routine of {}{} with samples matches \"{}\"",
                         p.display(),
+                        if with_libraries {
+                            " or of its libraries"
+                        } else {
+                            ""
+                        },
                         re.as_str()
                     ),
                 };

@@ -231,10 +231,11 @@ fn only_renamed(want: &str, got: &str) -> bool {
 /// whose own symbols have `_fini`, which a stripped library's `.dynsym` has not, so it names
 /// such code after the innermost function alone even where the library's debug file (libc's
 /// and libm's, `libc6-dbg`) names the others (README, "Differences from pprof"). Every
-/// function keeps its flat value (its name may gain ` (inline)`), cumulative values may
-/// change, and rows of flat 0 may be added; other lines are the same; the blocks of
-/// `--stacks` have the same values and addresses (the function an address's line names is
-/// then its outermost one).
+/// function of google-pprof's keeps its row and its flat value (its name may gain
+/// ` (inline)`), no cumulative value falls (with no negative value: a frame added to a
+/// stack only adds to the functions', and base rows are let change), and only rows of flat
+/// 0 are added; other lines are the same; the blocks of `--stacks` have the same values
+/// and addresses (the function an address's line names is then its outermost one).
 fn only_inlined_callers_added(want: &str, got: &str) -> bool {
     use std::collections::BTreeMap;
     // A stack's line: `1        (00007f...) file:line:function` or `         (...) ...`,
@@ -249,15 +250,12 @@ fn only_inlined_callers_added(want: &str, got: &str) -> bool {
         (head_ok && !addr.is_empty() && addr.bytes().all(|b| b.is_ascii_hexdigit()))
             .then(|| format!("{} ({addr})", head.trim()))
     }
-    /// The stacks' blocks (sorted), each table's rows as name -> (flat, rows), other lines.
-    type Parts = (
-        Vec<Vec<String>>,
-        Vec<BTreeMap<String, (f64, usize)>>,
-        Vec<String>,
-    );
-    fn parts(out: &str) -> Parts {
+    /// A table's rows by name: (flat, cumulative, rows).
+    type Table = BTreeMap<String, (f64, f64, usize)>;
+    /// The stacks' blocks (sorted), the tables, the other lines.
+    fn parts(out: &str) -> (Vec<Vec<String>>, Vec<Table>, Vec<String>) {
         let mut blocks: Vec<Vec<String>> = vec![Vec::new()];
-        let mut tables: Vec<BTreeMap<String, (f64, usize)>> = vec![BTreeMap::new()];
+        let mut tables: Vec<Table> = vec![BTreeMap::new()];
         let mut other = Vec::new();
         for l in out.lines() {
             let f: Vec<&str> = l.split_whitespace().collect();
@@ -268,9 +266,10 @@ fn only_inlined_callers_added(want: &str, got: &str) -> bool {
             } else if f.len() > 5 && f[1].ends_with('%') && f[2].ends_with('%') {
                 let name = f[5..].join(" ").replace(" (inline)", "");
                 if let Some(t) = tables.last_mut() {
-                    let e = t.entry(name).or_insert((0.0, 0));
+                    let e = t.entry(name).or_insert((0.0, 0.0, 0));
                     e.0 += f[0].parse::<f64>().unwrap_or(f64::NAN);
-                    e.1 += 1;
+                    e.1 += f[3].parse::<f64>().unwrap_or(f64::NAN);
+                    e.2 += 1;
                 }
             } else if l.is_empty() {
                 blocks.push(Vec::new());
@@ -289,42 +288,67 @@ fn only_inlined_callers_added(want: &str, got: &str) -> bool {
     }
     // (Values printed to a tenth, summed over the rows of one name.)
     let close = |a: f64, b: f64, rows: usize| (a - b).abs() <= 0.05 + 0.1 * rows as f64;
+    // Without negative values (a base), a frame added to stacks can only add to a
+    // cumulative value.
+    let signed = want.contains(" -") || got.contains(" -");
     wt.iter().zip(&gt).all(|(w, g)| {
-        let nonzero = |t: &BTreeMap<String, (f64, usize)>| -> Vec<(String, f64, usize)> {
-            t.iter()
-                .filter(|(_, v)| !close(v.0, 0.0, v.1))
-                .map(|(k, v)| (k.clone(), v.0, v.1))
-                .collect()
-        };
-        let (w, mut g) = (nonzero(w), nonzero(g));
-        if w.len() != g.len() {
-            return false;
-        }
-        // Each function's flat value under its name, or under a `<file>+0x<address>` name
-        // (an address google-pprof named after a symbol that does not hold it).
+        let mut g = g.clone();
+        // Each of google-pprof's functions keeps its flat value, under its name or under a
+        // `<file>+0x<address>` name (an address google-pprof named after a symbol that
+        // does not hold it), and no cumulative value falls.
         let mut unmatched = Vec::new();
-        for (name, flat, n) in w {
-            match g.iter().position(|x| x.0 == name) {
-                Some(i) if close(flat, g[i].1, n + g[i].2) => {
-                    g.swap_remove(i);
+        for (name, &(flat, cum, n)) in w {
+            match g.remove(name) {
+                Some((f, c, m)) => {
+                    if !close(flat, f, n + m)
+                        || (!signed && c + 0.05 + 0.1 * ((n + m) as f64) < cum)
+                    {
+                        return false;
+                    }
                 }
-                Some(_) => return false,
                 None => unmatched.push((flat, n)),
             }
         }
-        unmatched.into_iter().all(|(flat, n)| {
-            match g
+        for (flat, n) in unmatched {
+            let renamed = g
                 .iter()
-                .position(|x| x.0.split_whitespace().any(outside_name) && close(flat, x.1, n + x.2))
-            {
-                Some(i) => {
-                    g.swap_remove(i);
-                    true
+                .find(|(k, v)| k.split_whitespace().any(outside_name) && close(flat, v.0, n + v.2));
+            match renamed.map(|(k, _)| k.clone()) {
+                Some(k) => {
+                    g.remove(&k);
                 }
-                None => false,
+                None => return false,
             }
-        })
+        }
+        // The rows added: the functions inlined code was in, of flat 0.
+        g.values().all(|&(f, _, m)| close(f, 0.0, m))
     })
+}
+
+/// What [`only_inlined_callers_added`] lets through, and what not.
+#[test]
+fn inlined_callers_check() {
+    let want = "Total: 10 samples\n       6  60.0%  60.0%        6  60.0% outstring_func\n       4  40.0% 100.0%        4  40.0% main\n       0   0.0% 100.0%       10 100.0% _start\n";
+    // The inlined code's function marked, its caller added with the cumulative value.
+    let got = "Total: 10 samples\n       6  60.0%  60.0%        6  60.0% outstring_func (inline)\n       4  40.0% 100.0%        4  40.0% main\n       0   0.0% 100.0%        6  60.0% __vfprintf_internal\n       0   0.0% 100.0%       10 100.0% _start\n";
+    assert!(only_inlined_callers_added(want, got));
+    // A flat value changed, a row gone, a cumulative value fallen, a row of flat value
+    // added: refused.
+    for bad in [
+        got.replace(
+            "4  40.0% 100.0%        4  40.0% main",
+            "5  40.0% 100.0%        4  40.0% main",
+        ),
+        got.replace("       4  40.0% 100.0%        4  40.0% main\n", ""),
+        got.replace("10 100.0% _start", " 9  90.0% _start"),
+        got.replace(
+            "0   0.0% 100.0%        6  60.0% __vf",
+            "1   0.0% 100.0%        6  60.0% __vf",
+        ),
+        got.replace("Total: 10", "Total: 11"),
+    ] {
+        assert!(!only_inlined_callers_added(want, &bad), "{bad}");
+    }
 }
 
 /// `out` with the file of every place in glibc's sources (`./csu/../sysdeps/...`, the only

@@ -574,6 +574,66 @@ fn a_debug_file_without_dwarf_names_by_its_symbols() {
     assert!(!text.contains("kmp_count"), "{text}");
 }
 
+/// A stripped program whose separate debug file's DWARF cannot be read (t-stripped's
+/// `tstrip.debug` with its `.debug_str` marked compressed, `SHF_COMPRESSED`, without being
+/// so): named from the debug file's symbol table, as the warning says; with
+/// `--pprof_quirks`, from the program's own symbols (none: `??`), as the warning says then.
+#[test]
+fn a_debug_file_whose_dwarf_cannot_be_read_names_by_its_symbols() {
+    let d = common::empty_dir("debug-file-unreadable-dwarf");
+    let src = common::root().join("testdata").join("t-stripped");
+    // (Test code: reading and writing copies of test-data files, whose ELF header is known.)
+    let debug = std::fs::read(src.join("tstrip.debug")).unwrap();
+    let u16_at = |b: &[u8], o: usize| u16::from_le_bytes([b[o], b[o + 1]]) as usize;
+    let u32_at = |b: &[u8], o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap()) as usize;
+    let u64_at = |b: &[u8], o: usize| u64::from_le_bytes(b[o..o + 8].try_into().unwrap()) as usize;
+    let (shoff, shentsize, shnum, shstrndx) = (
+        u64_at(&debug, 0x28),
+        u16_at(&debug, 0x3a),
+        u16_at(&debug, 0x3c),
+        u16_at(&debug, 0x3e),
+    );
+    let names = u64_at(&debug, shoff + shstrndx * shentsize + 0x18);
+    let header = (0..shnum)
+        .map(|i| shoff + i * shentsize)
+        .find(|&h| {
+            let at = names + u32_at(&debug, h);
+            debug[at..].starts_with(b".debug_str\0")
+        })
+        .expect(".debug_str in tstrip.debug");
+    let mut damaged = debug.clone();
+    let flags = u64_at(&damaged, header + 8) | 0x800;
+    damaged[header + 8..header + 16].copy_from_slice(&(flags as u64).to_le_bytes());
+    let program = std::fs::read(src.join("tstrip")).unwrap();
+    let (old, new) = (crc32fast::hash(&debug), crc32fast::hash(&damaged));
+    let program = common::replace_bytes(&program, &old.to_le_bytes(), &new.to_le_bytes());
+    std::fs::write(d.join("tstrip.debug"), &damaged).unwrap();
+    std::fs::write(d.join("tstrip"), &program).unwrap();
+    std::fs::copy(src.join("tstrip.prof"), d.join("tstrip.prof")).unwrap();
+    let out = common::rpprof(&d, &["--text", "./tstrip", "tstrip.prof"]);
+    let (text, err) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{err}");
+    assert!(text.contains("35.4% kmp_count\n"), "{text}");
+    assert!(
+        err.contains("tstrip.debug: cannot read its DWARF (")
+            && err.contains("); using its symbol table"),
+        "{err}"
+    );
+    let out = common::rpprof(&d, &["--pprof_quirks", "--text", "./tstrip", "tstrip.prof"]);
+    let (text, err) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(!text.contains("kmp_count"), "{text}");
+    assert!(
+        err.contains("./tstrip's addresses are named from its own symbols (--pprof_quirks)"),
+        "{err}"
+    );
+}
+
 /// Item 3: a CPU profile whose process ran out of file space (ulimit -f 16: the file ends at
 /// byte 16384, inside a record) is read up to the last complete record, with a warning giving
 /// the byte of the cut.

@@ -1050,7 +1050,18 @@ fn bad_parameters_are_refused_with_one_line() {
     refused(&s, "/ui/text?s=(", 400, "s: bad regular expression");
     // Links of the page refused for its base or value column leave them out.
     let t = get(&format!("{}/ui/top?si=bogus", s.url)).text();
-    assert!(!t.contains("si=bogus\""), "{t}");
+    assert_eq!(t.matches("si=bogus").count(), 1, "only in the notice: {t}");
+    // ... and a value column that fits stays when only the base is refused.
+    let t = get(&format!(
+        "{}/ui/top?view={H1}&si=alloc_space&base=theap.growth",
+        s.url
+    ))
+    .text();
+    assert!(t.contains("cannot subtract a growth profile"), "{t}");
+    assert!(t.contains("(heap profile, alloc_space)"), "{t}");
+    assert!(!t.contains("base=theap.growth"), "{t}");
+    let t = get(&format!("{}/ui/top?rows=0", s.url)).text();
+    assert!(t.contains("rows=0: say a whole number or all<"), "{t}");
     // A profile against itself: shown alone, and said so.
     let a = get(&format!("{}/ui/top?view={H1}&base={H1}", s.url));
     assert_eq!(a.status, 200);
@@ -1075,6 +1086,7 @@ fn bad_parameters_are_refused_with_one_line() {
     );
 }
 
+/// The command line's refusal, in a plain form's one line and in a page's notice.
 #[test]
 fn a_base_that_does_not_fit_gets_the_command_lines_refusal() {
     let (s, dir) = heap_server();
@@ -1091,6 +1103,11 @@ fn a_base_that_does_not_fit_gets_the_command_lines_refusal() {
         assert_eq!(a.status, 400, "{page}");
         let t = a.text();
         // A plain form in one line; a page of the UI with its controls and the reason.
+        assert_eq!(
+            t.starts_with("<!DOCTYPE html>"),
+            matches!(page, "flamegraph" | "top"),
+            "{page}"
+        );
         if t.starts_with("<!DOCTYPE html>") {
             let why = want.trim_start_matches("rpprof: ");
             assert!(
@@ -1119,7 +1136,10 @@ fn a_base_that_does_not_fit_gets_the_command_lines_refusal() {
     let diff = &page[page.find("id=\"base-picker\"").unwrap()..];
     let diff = &diff[..diff.find("</select>").unwrap()];
     assert!(!diff.contains(&format!("value=\"{H3}\"")), "{diff}");
-    assert!(page.contains("the profile viewed; shown without a base"), "{page}");
+    assert!(
+        page.contains("the profile viewed; shown without a base"),
+        "{page}"
+    );
 }
 
 /// `--base` on the command line holds for a page whose URL has no parameters, as

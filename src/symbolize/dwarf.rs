@@ -593,8 +593,17 @@ pub fn load_for(
             Some(Box::new(d))
         }
         Err(e) => {
+            // (With --pprof_quirks a debug file's symbols are not used: binutils reads only
+            // its DWARF.)
+            let names = match &debug {
+                Some(_) if binutils_inline_names => format!(
+                    "{}'s addresses are named from its own symbols (--pprof_quirks)",
+                    elf.path.display()
+                ),
+                _ => "using its symbol table".to_string(),
+            };
             warnings.push(format!(
-                "Warning: {}: cannot read its DWARF ({e}); using its symbol table",
+                "Warning: {}: cannot read its DWARF ({e}); {names}",
                 file.display()
             ));
             *names_from = debug.filter(|d| !d.symtab().is_empty());

@@ -66,8 +66,8 @@ struct Image {
     nm: OnceLock<NmTable>,
     /// The separate debug file whose symbol table names the addresses in place of the
     /// file's own, when its DWARF cannot be used (a debug file of a build without -g, or
-    /// one whose DWARF cannot be read); not with `--pprof_quirks` (binutils reads a debug
-    /// file's DWARF only).
+    /// one whose DWARF cannot be read); not with [`super::Options::binutils_inline_names`]
+    /// (which `--pprof_quirks` sets: binutils reads a debug file's DWARF only).
     symbols: Option<Elf>,
     /// The symbol table of its separate debug file, for `--list` of a stripped file (made
     /// once: the shell lists again and again).
@@ -988,12 +988,18 @@ impl Namer<'_> {
         let (keep, w) = (self.keep, self.width);
         let hex: Arc<str>;
         let nms: Option<(&Arc<str>, &Arc<str>)> = if self.nm.is_empty() {
-            // A file without symbols: its addresses are held by none (pprof: `??`).
-            if self.extents.is_some() {
-                hex = outside_name(&self.file_name, vma);
-                Some((&hex, &hex))
-            } else {
-                None
+            // A file without symbols: its addresses are held by none (pprof: `??`); one
+            // outside its code (a damaged stack) keeps its own address.
+            match self.extents {
+                Some(u) if u.in_code(vma) => {
+                    hex = outside_name(&self.file_name, vma);
+                    Some((&hex, &hex))
+                }
+                Some(_) => {
+                    hex = Arc::from(format!("0x{pc:0w$x}"));
+                    Some((&hex, &hex))
+                }
+                None => None,
             }
         } else {
             Some(match self.nm.lookup(vma) {

@@ -1021,9 +1021,10 @@ pub fn serve(opts: &Options, err: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
-/// Why a number's digits were refused when they are digits: ` (this one is too large)`.
+/// Why a number was refused when it is digits and not 0 (the only other whole number
+/// refused): ` (this one is too large)`.
 fn too_large(n: &str) -> &'static str {
-    if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) {
+    if n.bytes().all(|b| b.is_ascii_digit()) && n.bytes().any(|b| b != b'0') {
         " (this one is too large)"
     } else {
         ""

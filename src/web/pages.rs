@@ -670,23 +670,28 @@ fn refused_page(ui: &Ui, page: &str, req: &Request, routine_page: bool, r: &Refu
         Ok(s) if picks.len() < typed.0.len() => s,
         Ok(_) => return r.response(),
         // The value column or the base is what is refused (`si=bogus`, a base of another
-        // kind): the profile's page without them, the other parameters kept.
+        // kind): the profile's page without them, the other parameters kept (the base alone
+        // first: the value column chosen stays when it fits).
         Err(_) => {
-            let view = Query(
-                typed
-                    .0
-                    .iter()
-                    .filter(|(k, _)| k == "view")
-                    .cloned()
-                    .collect(),
-            );
-            match ui.select(&view.encode(), routine_page) {
-                Ok(s) => {
-                    typed.0.retain(|(k, _)| k != "si" && k != "base");
-                    s
-                }
-                Err(_) => return r.response(),
-            }
+            let keep = |ks: &[&str]| {
+                Query(
+                    typed
+                        .0
+                        .iter()
+                        .filter(|(k, _)| ks.contains(&k.as_str()))
+                        .cloned()
+                        .collect(),
+                )
+            };
+            let (left, sel) = match ui.select(&keep(&["view", "si"]).encode(), routine_page) {
+                Ok(s) => (&["base"][..], s),
+                Err(_) => match ui.select(&keep(&["view"]).encode(), routine_page) {
+                    Ok(s) => (&["si", "base"][..], s),
+                    Err(_) => return r.response(),
+                },
+            };
+            typed.0.retain(|(k, _)| !left.contains(&k.as_str()));
+            sel
         }
     };
     let sel = Selected {

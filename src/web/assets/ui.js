@@ -191,6 +191,7 @@
             b.textContent = p.name;
             place(basePicker, b);
             basePicker.disabled = false;
+            basePicker.closest('label')?.removeAttribute('title');
           }
         }
         if (fresh.length > 0) {
