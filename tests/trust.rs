@@ -510,68 +510,69 @@ fn unnamed_code_in_a_file_with_dwarf_is_not_blamed_on_stripping() {
     );
 }
 
+/// A change made to a file's bytes.
+type Change<'a> = &'a dyn Fn(&[u8]) -> Vec<u8>;
+
+/// Runs `--text` and `--pprof_quirks --text` on t-stripped's `tstrip` and `tstrip.prof`
+/// copied into the scratch folder `name`, with its debug file `tstrip.debug` changed by
+/// `change` (the program's `.gnu_debuglink` checksum made to fit), or without one: the
+/// (stdout, stderr) of each, each run having succeeded.
+fn tstrip_runs(name: &str, change: Option<Change<'_>>) -> [(String, String); 2] {
+    let d = common::empty_dir(name);
+    let src = common::root().join("testdata").join("t-stripped");
+    // (Test code: reading and writing copies of test-data files.)
+    let mut program = std::fs::read(src.join("tstrip")).unwrap();
+    if let Some(change) = change {
+        let debug = std::fs::read(src.join("tstrip.debug")).unwrap();
+        let changed = change(&debug);
+        assert_ne!(changed, debug);
+        let (old, new) = (crc32fast::hash(&debug), crc32fast::hash(&changed));
+        program = common::replace_bytes(&program, &old.to_le_bytes(), &new.to_le_bytes());
+        std::fs::write(d.join("tstrip.debug"), &changed).unwrap();
+    }
+    std::fs::write(d.join("tstrip"), &program).unwrap();
+    std::fs::copy(src.join("tstrip.prof"), d.join("tstrip.prof")).unwrap();
+    [&["--text"][..], &["--pprof_quirks", "--text"][..]].map(|opts| {
+        let mut args = opts.to_vec();
+        args.extend(["./tstrip", "tstrip.prof"]);
+        let out = common::rpprof(&d, &args);
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{args:?}: {err}");
+        (String::from_utf8_lossy(&out.stdout).into_owned(), err)
+    })
+}
+
 /// A file with neither symbols nor debug information (t-stripped's `tstrip` without the
 /// `tstrip.debug` its link names): its addresses print as `tstrip+0x<address in the file>`,
 /// one row each, as the warning says; google-pprof (and `--pprof_quirks`) prints each as
 /// `?? ??:0`, rows that cannot be told apart and that `--collapsed` merges.
 #[test]
 fn a_file_without_symbols_names_its_addresses_by_the_file() {
-    let d = common::empty_dir("file-without-symbols");
-    let src = common::root().join("testdata").join("t-stripped");
-    for f in ["tstrip", "tstrip.prof"] {
-        // (Test code: the copies of two test-data files.)
-        std::fs::copy(src.join(f), d.join(f)).unwrap();
-    }
-    let out = common::rpprof(&d, &["--text", "./tstrip", "tstrip.prof"]);
-    let (text, err) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
-    assert!(out.status.success(), "{err}");
+    let [(text, err), (quirks, quirks_err)] = tstrip_runs("file-without-symbols", None);
     assert!(
         err.contains("./tstrip: no symbol table and no debug information: its 49 addresses print as tstrip+0x<address in the file>; install"),
         "{err}"
     );
     assert!(text.contains("% tstrip+0x14e8\n"), "{text}");
     assert!(!text.contains("??"), "{text}");
-    let out = common::rpprof(&d, &["--pprof_quirks", "--text", "./tstrip", "tstrip.prof"]);
-    let (text, err) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
-    assert!(text.contains("13.9% ?? ??:0\n"), "{text}");
+    assert!(quirks.contains("13.9% ?? ??:0\n"), "{quirks}");
     assert!(
-        err.contains("its 49 addresses have no name (`??`)"),
-        "{err}"
+        quirks_err.contains("its 49 addresses have no name (`??`)"),
+        "{quirks_err}"
     );
 }
 
 /// A stripped program whose separate debug file has no DWARF (a build without -g, its
 /// symbols kept by `objcopy --only-keep-debug`; here t-stripped's `tstrip.debug` with its
-/// `.debug_info` renamed, and the program's `.gnu_debuglink` checksum made to fit): its
-/// addresses are named from the debug file's symbol table. binutils reads only a debug
-/// file's DWARF, so google-pprof (and `--pprof_quirks`) prints `?? ??:0`.
+/// `.debug_info` renamed): its addresses are named from the debug file's symbol table.
+/// binutils reads only a debug file's DWARF, so google-pprof (and `--pprof_quirks`) prints
+/// `?? ??:0`.
 #[test]
 fn a_debug_file_without_dwarf_names_by_its_symbols() {
-    let d = common::empty_dir("debug-file-without-dwarf");
-    let src = common::root().join("testdata").join("t-stripped");
-    // (Test code: reading and writing copies of test-data files.)
-    let debug = std::fs::read(src.join("tstrip.debug")).unwrap();
-    let renamed = common::replace_bytes(&debug, b".debug_info\0", b".xebug_info\0");
-    assert_ne!(renamed, debug);
-    let program = std::fs::read(src.join("tstrip")).unwrap();
-    let (old, new) = (crc32fast::hash(&debug), crc32fast::hash(&renamed));
-    let program = common::replace_bytes(&program, &old.to_le_bytes(), &new.to_le_bytes());
-    std::fs::write(d.join("tstrip.debug"), &renamed).unwrap();
-    std::fs::write(d.join("tstrip"), &program).unwrap();
-    std::fs::copy(src.join("tstrip.prof"), d.join("tstrip.prof")).unwrap();
-    let out = common::rpprof(&d, &["--text", "./tstrip", "tstrip.prof"]);
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success());
+    let rename = |d: &[u8]| common::replace_bytes(d, b".debug_info\0", b".xebug_info\0");
+    let [(text, _), (quirks, _)] = tstrip_runs("debug-file-without-dwarf", Some(&rename));
     assert!(text.contains("35.4% kmp_count\n"), "{text}");
-    let out = common::rpprof(&d, &["--pprof_quirks", "--text", "./tstrip", "tstrip.prof"]);
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(!text.contains("kmp_count"), "{text}");
+    assert!(!quirks.contains("kmp_count"), "{quirks}");
 }
 
 /// A stripped program whose separate debug file's DWARF cannot be read (t-stripped's
@@ -580,57 +581,35 @@ fn a_debug_file_without_dwarf_names_by_its_symbols() {
 /// `--pprof_quirks`, from the program's own symbols (none: `??`), as the warning says then.
 #[test]
 fn a_debug_file_whose_dwarf_cannot_be_read_names_by_its_symbols() {
-    let d = common::empty_dir("debug-file-unreadable-dwarf");
-    let src = common::root().join("testdata").join("t-stripped");
-    // (Test code: reading and writing copies of test-data files, whose ELF header is known.)
-    let debug = std::fs::read(src.join("tstrip.debug")).unwrap();
-    let u16_at = |b: &[u8], o: usize| u16::from_le_bytes([b[o], b[o + 1]]) as usize;
-    let u32_at = |b: &[u8], o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap()) as usize;
-    let u64_at = |b: &[u8], o: usize| u64::from_le_bytes(b[o..o + 8].try_into().unwrap()) as usize;
-    let (shoff, shentsize, shnum, shstrndx) = (
-        u64_at(&debug, 0x28),
-        u16_at(&debug, 0x3a),
-        u16_at(&debug, 0x3c),
-        u16_at(&debug, 0x3e),
-    );
-    let names = u64_at(&debug, shoff + shstrndx * shentsize + 0x18);
-    let header = (0..shnum)
-        .map(|i| shoff + i * shentsize)
-        .find(|&h| {
-            let at = names + u32_at(&debug, h);
-            debug[at..].starts_with(b".debug_str\0")
-        })
-        .expect(".debug_str in tstrip.debug");
-    let mut damaged = debug.clone();
-    let flags = u64_at(&damaged, header + 8) | 0x800;
-    damaged[header + 8..header + 16].copy_from_slice(&(flags as u64).to_le_bytes());
-    let program = std::fs::read(src.join("tstrip")).unwrap();
-    let (old, new) = (crc32fast::hash(&debug), crc32fast::hash(&damaged));
-    let program = common::replace_bytes(&program, &old.to_le_bytes(), &new.to_le_bytes());
-    std::fs::write(d.join("tstrip.debug"), &damaged).unwrap();
-    std::fs::write(d.join("tstrip"), &program).unwrap();
-    std::fs::copy(src.join("tstrip.prof"), d.join("tstrip.prof")).unwrap();
-    let out = common::rpprof(&d, &["--text", "./tstrip", "tstrip.prof"]);
-    let (text, err) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
-    assert!(out.status.success(), "{err}");
+    // (Test code: the ELF64 header of a test-data file, whose layout is known.)
+    let mark = |debug: &[u8]| {
+        let u16_at = |o: usize| u16::from_le_bytes([debug[o], debug[o + 1]]) as usize;
+        let u32_at = |o: usize| u32::from_le_bytes(debug[o..o + 4].try_into().unwrap()) as usize;
+        let u64_at = |o: usize| u64::from_le_bytes(debug[o..o + 8].try_into().unwrap());
+        let (shoff, shentsize) = (u64_at(0x28) as usize, u16_at(0x3a));
+        let (shnum, shstrndx) = (u16_at(0x3c), u16_at(0x3e));
+        let names = u64_at(shoff + shstrndx * shentsize + 0x18) as usize;
+        let header = (0..shnum)
+            .map(|i| shoff + i * shentsize)
+            .find(|&h| debug[names + u32_at(h)..].starts_with(b".debug_str\0"))
+            .expect(".debug_str in tstrip.debug");
+        let mut marked = debug.to_vec();
+        let flags = u64_at(header + 8) | 0x800;
+        marked[header + 8..header + 16].copy_from_slice(&flags.to_le_bytes());
+        marked
+    };
+    let [(text, err), (quirks, quirks_err)] =
+        tstrip_runs("debug-file-unreadable-dwarf", Some(&mark));
     assert!(text.contains("35.4% kmp_count\n"), "{text}");
     assert!(
         err.contains("tstrip.debug: cannot read its DWARF (")
             && err.contains("); using its symbol table"),
         "{err}"
     );
-    let out = common::rpprof(&d, &["--pprof_quirks", "--text", "./tstrip", "tstrip.prof"]);
-    let (text, err) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
-    assert!(!text.contains("kmp_count"), "{text}");
+    assert!(!quirks.contains("kmp_count"), "{quirks}");
     assert!(
-        err.contains("./tstrip's addresses are named from its own symbols (--pprof_quirks)"),
-        "{err}"
+        quirks_err.contains("./tstrip's addresses are named from its own symbols (--pprof_quirks)"),
+        "{quirks_err}"
     );
 }
 
