@@ -505,17 +505,6 @@ impl View {
             // The addresses placed as they were named (every profile's map).
             let map = crate::session::merged_map(s.profiles.iter().map(|l| &l.profile));
             let mut local = program.map(|p| Local::new(p, &map, &s.sym_opts));
-            // Libraries besides the program: more than one file of code mapped.
-            let with_libraries = {
-                let mut files: Vec<&str> = map
-                    .iter()
-                    .filter(|m| m.executable() && m.path.starts_with('/'))
-                    .map(|m| m.path.as_str())
-                    .collect();
-                files.sort_unstable();
-                files.dedup();
-                files.len() > 1
-            };
             let mut msgs: Vec<u8> = Vec::new();
             let mut listed_any = false;
             // Each part's lines before its listing (the shell's words), values and routines.
@@ -681,6 +670,14 @@ impl View {
             }
             // pprof prints nothing: say why the listing is empty.
             if !listed_any {
+                // Libraries besides the program: another file of code mapped.
+                let libraries = {
+                    let mut code = map
+                        .iter()
+                        .filter(|m| m.executable() && m.path.starts_with('/'));
+                    let first = code.next().map(|m| &m.path);
+                    code.any(|m| Some(&m.path) != first)
+                };
                 let why = match program {
                     None => {
                         "no program to read routines from (give the program before the profile)"
@@ -689,7 +686,7 @@ impl View {
                     Some(p) => format!(
                         "no routine of {}{} with samples matches \"{}\"",
                         p.display(),
-                        if with_libraries {
+                        if libraries {
                             " or of its libraries"
                         } else {
                             ""

@@ -361,6 +361,31 @@ fn an_empty_listing_says_why() {
             "{err}"
         );
     }
+    // A map of the program alone: no library is spoken of.
+    let only = common::empty_dir("listing-program-alone");
+    // (Test code: a test-data profile, its map cut to the program's lines.)
+    let text = std::fs::read_to_string(d.join("theap.hprof.0003.heap")).unwrap();
+    let (head, map) = text.split_once("MAPPED_LIBRARIES:\n").unwrap();
+    let map: String = map
+        .lines()
+        .filter(|l| l.ends_with("/t-heap/theap"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(
+        only.join("p.heap"),
+        format!("{head}MAPPED_LIBRARIES:\n{map}"),
+    )
+    .unwrap();
+    let theap = d.join("theap");
+    let (code, _, err) = run(
+        &only,
+        &["--list=no_such_routine", theap.to_str().unwrap(), "p.heap"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("/theap with samples matches \"no_such_routine\""),
+        "{err}"
+    );
 }
 
 /// A pattern anchored at its end (`^main$`) matches none of nm's names, which pprof tags with

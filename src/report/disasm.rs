@@ -921,6 +921,7 @@ mod tests {
         let runs = std::fs::read_to_string(&log).unwrap();
         assert_eq!(runs.lines().count(), 2, "{runs}");
         // Without a stop, all eleven runs, each routine's instruction its own.
+        // (As above: the test's own files and fake objdump; no input reaches the unwraps.)
         std::fs::remove_file(&log).unwrap();
         std::fs::write(&ack, "").unwrap();
         let done = disassemble_all(&fake, &routines).unwrap();

@@ -947,6 +947,14 @@ fn decode(data: &[u8], question: &[u8]) -> Result<Entry, String> {
 mod tests {
     use super::*;
 
+    /// A cache in a fresh scratch folder `rpprof-cache-<name>-<pid>` (not made yet) with
+    /// the limit `max_bytes`.
+    fn scratch(name: &str, max_bytes: u64) -> Cache {
+        let dir = std::env::temp_dir().join(format!("rpprof-cache-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        Cache { dir, max_bytes }
+    }
+
     fn sample() -> (Key, Entry) {
         let mut key = Key::new(Path::new("/bin/prog"), b"id");
         key.u64(7);
@@ -1046,13 +1054,9 @@ mod tests {
     /// would be waited on for ever, `/dev/zero` read until memory runs out.
     #[test]
     fn pipes_and_devices_in_the_folder_are_not_read() {
-        let d = std::env::temp_dir().join(format!("rpprof-cache-special-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
+        let cache = scratch("special", 1 << 30);
+        let d = cache.dir.clone();
         std::fs::create_dir_all(&d).unwrap();
-        let cache = Cache {
-            dir: d.clone(),
-            max_bytes: 1 << 30,
-        };
         let (key, entry) = sample();
         let entry_path = d.join(key.file_name());
         let fifo = |p: &Path| {
@@ -1116,6 +1120,7 @@ mod tests {
         at(&p, 1000);
         let before = identity(&p, None);
         std::thread::sleep(std::time::Duration::from_millis(20));
+        // (Test code: the test's own file; no input reaches these unwraps.)
         let ctime = |p: &Path| {
             use std::os::unix::fs::MetadataExt;
             let m = std::fs::metadata(p).unwrap();
@@ -1134,18 +1139,10 @@ mod tests {
     /// Past the cap, the least recently used entries go first.
     #[test]
     fn the_cap_removes_the_oldest() {
-        let d = std::env::temp_dir().join(format!("rpprof-cache-cap-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        let cache = Cache {
-            dir: d.clone(),
-            max_bytes: 0,
-        };
         let (key, entry) = sample();
         let one = encode(&key, &entry.answers()).len() as u64;
-        let cache = Cache {
-            max_bytes: 2 * one + one / 2,
-            ..cache
-        };
+        let cache = scratch("cap", 2 * one + one / 2);
+        let d = cache.dir.clone();
         let mut keys = Vec::new();
         for i in 0..3 {
             let mut k = Key::new(Path::new("/bin/prog"), b"id");
@@ -1187,12 +1184,9 @@ mod tests {
     /// be listed is an error for `--cache_list` too, a missing one no entry.
     #[test]
     fn clearing_goes_past_what_it_cannot_remove() {
-        let d = std::env::temp_dir().join(format!("rpprof-cache-clear-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        let cache = Cache {
-            dir: d.clone(),
-            max_bytes: 1 << 30,
-        };
+        let cache = scratch("clear", 1 << 30);
+        let d = cache.dir.clone();
+        // (Test code: its own scratch folder; no input reaches the unwraps below.)
         assert_eq!(cache.list().unwrap().len(), 0);
         assert_eq!(cache.clear().unwrap().0, 0);
         let (key, entry) = sample();
@@ -1228,14 +1222,10 @@ mod tests {
     /// listing, which removes the oldest entries down to seven eighths of the limit.
     #[test]
     fn the_ledger_decides_when_the_folder_is_listed() {
-        let d = std::env::temp_dir().join(format!("rpprof-cache-ledger-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
         let (key, entry) = sample();
         let one = encode(&key, &entry.answers()).len() as u64;
-        let cache = Cache {
-            dir: d.clone(),
-            max_bytes: 3 * one + one / 16,
-        };
+        let cache = scratch("ledger", 3 * one + one / 16);
+        let d = cache.dir.clone();
         let key_of = |i: u64| {
             let mut k = Key::new(Path::new("/bin/prog"), b"id");
             k.u64(i);
